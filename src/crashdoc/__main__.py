@@ -1,0 +1,5 @@
+"""`python -m crashdoc`."""
+
+from crashdoc.cli import main
+
+raise SystemExit(main())

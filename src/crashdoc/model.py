@@ -1,0 +1,162 @@
+"""The data model shared by every stage: frozen dataclasses, rendered by every report format."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What to do about a finding."""
+
+    text: str
+    """The fix in plain words."""
+    command: str | None = None
+    """A command to run, built from the versions/values in the evidence; None when none is safe."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where an error happened."""
+
+    process: str | None = None
+    """Process role/name from the engine prefix (`Worker_TP3`, `EngineCore_DP0`, `APIServer`, `TP1`, a journald identifier)."""
+    rank: int | None = None
+    """Tensor/pipeline-parallel rank when the prefix names one."""
+    pid: int | None = None
+    """Process id when known."""
+    frame: str | None = None
+    """Innermost frame in engine/model code: `file.py:LINE in func: code`."""
+    attempt: int | None = None
+    """1-based start attempt the error belongs to."""
+    host: str | None = None
+    """Host name from the journal header, when known."""
+    unit: str | None = None
+    """systemd unit, when known."""
+    phase: str | None = None
+    """Start phase (import, load weights, profile memory, CUDA graphs, serving)."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One input line shown as evidence."""
+
+    lineno: int
+    """1-based line number in the input."""
+    text: str
+    """The line as in the input (reports sanitise control characters)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An error seen in the evidence, classified and with a fix."""
+
+    line: str
+    """The full input line that shows the error, exactly as in the input."""
+    lineno: int
+    """1-based line number of `line` (0 for findings not from the log, e.g. the environment)."""
+    exception: str | None
+    """Exception type, or None for a message without one."""
+    message: str
+    """The error message (prefixes stripped)."""
+    category: str
+    """Failure category (the taxonomy of the corpus FORMAT.md)."""
+    fix: Fix
+    """What to do."""
+    where: Where = field(default_factory=Where)
+    """Where it happened."""
+    role: str = "cause"
+    """`cause`, `consequence` (a wrapper/cascade message) or `unknown`."""
+    rule: str | None = None
+    """Id of the knowledge-base rule that classified it."""
+    score: int = 0
+    """Ranking score (higher ranks first)."""
+    explanation: str = ""
+    """What the error means, in plain words."""
+    evidence: tuple[Evidence, ...] = ()
+    """Lines that show it (the traceback tail, the chain, the surrounding context)."""
+    count: int = 1
+    """How many copies were folded into this finding (ranks, attempts)."""
+    processes: tuple[str, ...] = ()
+    """Every process that printed this error."""
+    ranks: tuple[int, ...] = ()
+    """Every rank that printed this error."""
+    fingerprint: str = ""
+    """Stable hash of type + normalised message, to fold copies across ranks and attempts."""
+    source: str = "log"
+    """`log`, `unit`, `kernel` or `environment`."""
+    confirmation: str | None = None
+    """What the environment says about it (confirmed / questioned), when checked."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One start attempt of the service."""
+
+    index: int
+    """1-based."""
+    started: str | None
+    """Timestamp of its first line, as in the input."""
+    ended: str | None
+    """Timestamp of its last line, as in the input."""
+    outcome: str
+    """`failed`, `killed`, `crashed (signal)`, `exited 0`, `running`, `unknown`."""
+    first_lineno: int = 0
+    """First input line of the attempt."""
+    last_lineno: int = 0
+    """Last input line of the attempt."""
+    exit_status: str | None = None
+    """Exit status / signal as systemd or the shell reported it."""
+    invocation_id: str | None = None
+    """systemd invocation id, when known."""
+    fingerprint: str | None = None
+    """Fingerprint of the attempt's root cause."""
+    root_message: str | None = None
+    """Short form of the attempt's root cause."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """An extra block of facts from another stage (unit state, environment)."""
+
+    key: str
+    """JSON key (`unit`, `environment`)."""
+    title: str
+    """Heading in the terminal and Markdown reports."""
+    lines: tuple[str, ...]
+    """Facts in plain words, most important first."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """The same facts for machines."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something that could not be checked, and why (a value, not an exception)."""
+
+    what: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The result of one investigation."""
+
+    source: str
+    """What was read (a path, `-`, `unit vllm.service on host`)."""
+    root_cause: Finding | None
+    """The error that started the failure, or None when no error was found."""
+    findings: tuple[Finding, ...] = ()
+    """All findings, ranked (root cause first)."""
+    attempts: tuple[Attempt, ...] = ()
+    """Start attempts, in order."""
+    summary: str = ""
+    """One line: what happened across attempts ("all 12 attempts failed with the same error")."""
+    sections: tuple[Section, ...] = ()
+    """Extra facts (unit state, environment)."""
+    skipped: tuple[Skipped, ...] = ()
+    """What could not be read or checked."""
+    lines_read: int = 0
+    """Input lines read."""
+    bytes_read: int = 0
+    """Input bytes read."""

@@ -1,0 +1,51 @@
+"""The Runner contract: run an argv on a host, get bytes back; the same for local and ssh."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command returned."""
+
+    argv: tuple[str, ...]
+    """The command as asked for (not the ssh wrapper)."""
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when the command exited 0."""
+        return self.returncode == 0
+
+    def stderr_line(self) -> str:
+        """The last non-empty stderr line, decoded, for one-line error messages."""
+        lines = [ln for ln in self.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        return lines[-1].strip() if lines else ""
+
+
+class Runner(ABC):
+    """Runs commands on one host. Implementations: LocalRunner, SshRunner."""
+
+    #: host name for reports; None for the local machine
+    host: str | None = None
+
+    @abstractmethod
+    def run(self, argv: Sequence[str], *, timeout: float = 60.0, stdin: bytes | None = None) -> CommandResult:
+        """Run argv to completion; raises TransportError when it cannot run at all."""
+
+    @abstractmethod
+    def popen(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        """Start argv with stdout piped, for streaming (journalctl -f, large outputs)."""
+
+    def describe(self, argv: Sequence[str]) -> str:
+        """The command as a person would type it, for "about to run" lines."""
+        cmd = shlex.join(argv)
+        return cmd if self.host is None else f"ssh {self.host} {shlex.quote(cmd)}"
