@@ -1,0 +1,124 @@
+"""Splitting one log into the service's start attempts and saying how each ended.
+
+Boundaries: systemd's own records (Started / Scheduled restart / Main process exited / Failed with result /
+Start request repeated too quickly / Deactivated successfully), a change of journal invocation id, and an
+engine's start banner after the previous attempt already failed or ended.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from crashdoc.parse.lines import LogLine
+
+_EXITED = re.compile(r"Main process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
+_RESULT = re.compile(r"Failed with result '(?P<result>[\w-]+)'")
+_RESTART = re.compile(r"Scheduled restart job|holdoff time over, scheduling restart")
+_START = re.compile(r"^(?:Started|Starting) .+")
+_GAVE_UP = re.compile(r"Start request repeated too quickly")
+_DEACTIVATED = re.compile(r"Deactivated successfully")
+_BANNER = re.compile(
+    r"non-default args:|vLLM API server version|Starting vLLM API server|server_args=ServerArgs\(|"
+    r"text_generation_launcher: Args \{|^Args \{|Initializing an LLM engine"
+)
+
+
+@dataclass
+class AttemptState:
+    """An attempt being read (mutable; frozen into model.Attempt at the end)."""
+
+    index: int
+    first_lineno: int
+    last_lineno: int
+    started: str | None = None
+    ended: str | None = None
+    outcome: str | None = None
+    exit_status: str | None = None
+    invocation: str | None = None
+    closed: bool = False
+    content: bool = False
+    error_seen: bool = False
+    gave_up: bool = False
+
+
+def _is_manager(line: LogLine) -> bool:
+    return line.ident == "systemd" or (line.ident is None and ".service: " in line.text[:120])
+
+
+class AttemptTracker:
+    """Feed lines in order; `feed` returns the 1-based attempt index of each line."""
+
+    def __init__(self) -> None:
+        self.attempts: list[AttemptState] = []
+
+    @property
+    def current(self) -> AttemptState:
+        """The attempt being read."""
+        return self.attempts[-1]
+
+    def _new(self, line: LogLine) -> AttemptState:
+        att = AttemptState(len(self.attempts) + 1, line.lineno, line.lineno, started=line.ts)
+        self.attempts.append(att)
+        return att
+
+    def feed(self, line: LogLine) -> int:
+        """Assign `line` to an attempt, opening a new one at a boundary."""
+        if not self.attempts:
+            self._new(line)
+        att = self.current
+        text = line.text
+        if line.invocation and line.ident != "kernel":
+            if att.invocation and att.invocation != line.invocation:
+                att = self._new(line)
+            att.invocation = line.invocation
+        if _is_manager(line):
+            self._manager(att, line, text)
+        else:
+            if att.closed or (_BANNER.search(text) and (att.error_seen or att.outcome)):
+                att = self._new(line)
+            att.content = True
+        att = self.current
+        att.last_lineno = line.lineno
+        if line.ts:
+            att.ended = line.ts
+            att.started = att.started or line.ts
+        return att.index
+
+    def _manager(self, att: AttemptState, line: LogLine, text: str) -> None:
+        if _START.search(text.split(": ", 1)[-1]) and (att.content or att.closed):
+            self._new(line)
+            return
+        m = _EXITED.search(text)
+        if m:
+            att.exit_status = f"{m.group('code')} {m.group('status')}"
+            att.outcome = _outcome(m.group("code"), m.group("status"))
+            return
+        m = _RESULT.search(text)
+        if m:
+            att.outcome = att.outcome or f"failed ({m.group('result')})"
+            return
+        if _RESTART.search(text):
+            att.outcome = att.outcome or "failed"
+            att.closed = True
+        elif _GAVE_UP.search(text):
+            att.gave_up = True
+            att.closed = True
+        elif _DEACTIVATED.search(text):
+            att.outcome = att.outcome or "exited 0"
+            att.closed = True
+
+    def mark_error(self) -> None:
+        """The current attempt printed an error (a later start banner then means a restart)."""
+        if self.attempts:
+            self.current.error_seen = True
+
+
+def _outcome(code: str, status: str) -> str:
+    if code == "exited":
+        return "exited 0" if status.startswith("0") else f"failed (exit {status.split('/')[0]})"
+    if code == "killed":
+        return f"killed ({status})"
+    if code == "dumped":
+        return f"crashed ({status}, core dumped)"
+    return f"{code} ({status})"

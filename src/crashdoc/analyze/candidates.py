@@ -1,0 +1,125 @@
+"""Candidate errors: the exceptions of every traceback and the error lines outside tracebacks, each classified
+by the knowledge base (cause or consequence, category, fix) and given a ranking score."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from crashdoc.parse.lines import LogLine
+from crashdoc.parse.traceback import Stack, Trace, _looks_like_type
+
+# Ranking scores for errors no rule knows (a rule's priority replaces them; see docs/RULES.md).
+SCORE_TRACEBACK = 40
+SCORE_ERROR_LINE = 30
+SCORE_TRUNCATED = 5
+CHAIN_PENALTY = 2
+
+_BARE_EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?): (?P<msg>.+)")
+_ERRORISH = re.compile(
+    r"^(?:Error|ERROR|FATAL|Fatal|fatal|panic|Failed|FAILED)\b[:!\s]"
+    r"|^(?:Killed|Segmentation fault|Illegal instruction|Bus error|Aborted)\b"
+    r"|\b(?:fatal error|error|Error)(?:\[\w+\])?: "
+    r"|\bwhat\(\): "
+    r"|\bKilled\s+\S"
+    r"|\bcore dumped\b"
+    r"|code=(?:killed|dumped)"
+    r"|Main process exited, code=exited, status=(?!0/)"
+    r"|\bOut of memory: Killed process"
+    r"|\binvalid opcode\b|\bsegfault at\b"
+)
+
+
+class Classifier(Protocol):
+    """What the analysis needs from the knowledge base."""
+
+    def classify(self, exception: str | None, message: str, line: str) -> Any:
+        """Best rule match or None."""
+
+
+@dataclass
+class Candidate:
+    """One error seen in the evidence, before folding and ranking."""
+
+    line: LogLine
+    exception: str | None
+    message: str
+    kind: str
+    """`traceback`, `line` or `truncated`."""
+    attempt: int
+    score: int
+    role: str
+    match: Any = None
+    stack: Stack | None = None
+    trace: Trace | None = None
+    phase: str | None = None
+
+    @property
+    def order(self) -> int:
+        """Position for tie-breaking: earlier wins."""
+        return self.line.lineno
+
+
+def errorish(line: LogLine) -> bool:
+    """True for a line outside a traceback that reports an error by itself."""
+    if line.level in ("ERROR", "CRITICAL", "FATAL"):
+        return True
+    if line.level in ("INFO", "DEBUG", "WARNING", "TRACE"):
+        return False
+    text = line.text.strip()
+    if _ERRORISH.search(text):
+        return True
+    m = _BARE_EXC.match(text)
+    return bool(m and _looks_like_type(m.group("type")))
+
+
+def _score(match: Any, default: int) -> tuple[int, str]:
+    if match is None:
+        return default, "unknown"
+    return int(match.rule.priority), str(match.rule.role)
+
+
+def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attempt: int) -> Candidate:
+    """A candidate for one stack of a traceback chain."""
+    if stack.truncated or not stack.lines:
+        line = stack.frames[-1].line if stack.frames and stack.frames[-1].line else stack.header
+        assert line is not None
+        return Candidate(line, None, "traceback cut off before its exception line", "truncated", attempt,
+                         SCORE_TRUNCATED, "unknown", None, stack, trace)
+    first = stack.lines[0]
+    match = kb.classify(stack.exc_type, stack.message, first.text.strip())
+    score, role = _score(match, SCORE_TRACEBACK)
+    nxt = trace.stacks[position + 1].link if position + 1 < len(trace.stacks) else None
+    if stack.link == "cause" and role != "cause":
+        score -= CHAIN_PENALTY  # "direct cause of the following": the later one wraps the earlier
+    if nxt == "context" and role != "cause":
+        score -= CHAIN_PENALTY  # "during handling of the above": the earlier one may be a handled probe
+    line = first
+    matched = getattr(match, "matched_text", None) if match is not None else None
+    if matched:
+        head = matched.splitlines()[0] if matched.strip() else matched
+        for ln in stack.lines:
+            if head and head in ln.text:
+                line = ln
+                break
+    return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace)
+
+
+def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Candidate | None:
+    """A candidate for an error line outside any traceback, or a line a rule knows (even at INFO/WARNING)."""
+    is_error = errorish(line)
+    if not is_error and not hot_rule:
+        return None
+    text = line.text.strip()
+    exc, msg = None, text
+    m = _BARE_EXC.match(text)
+    if m and _looks_like_type(m.group("type")):
+        exc, msg = m.group("type"), m.group("msg")
+    match = kb.classify(exc, msg, text)
+    if match is None and not is_error:
+        return None
+    if match is not None and not is_error and match.rule.role != "cause":
+        return None
+    score, role = _score(match, SCORE_ERROR_LINE)
+    return Candidate(line, exc, msg, "line", attempt, score, role, match)

@@ -1,0 +1,59 @@
+"""Start phases (data/phases.yaml): which phase a traceback's frames or a process's last line put it in."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Sequence
+
+import yaml
+
+from crashdoc.parse.traceback import Frame
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One start phase."""
+
+    id: str
+    title: str
+    lines: tuple[re.Pattern[str], ...]
+    frames: tuple[re.Pattern[str], ...]
+
+
+@lru_cache(maxsize=1)
+def load_phases() -> tuple[Phase, ...]:
+    """The packaged phase table."""
+    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    return tuple(
+        Phase(
+            p["id"],
+            p["title"],
+            tuple(re.compile(x) for x in p.get("lines") or ()),
+            tuple(re.compile(x) for x in p.get("frames") or ()),
+        )
+        for p in data["phases"]
+    )
+
+
+def phase_of_frames(frames: Sequence[Frame]) -> Phase | None:
+    """The phase named by the innermost frame that names one."""
+    phases = load_phases()
+    for fr in reversed(frames):
+        key = f"{fr.path}:{fr.func}"
+        for ph in phases:
+            if ph.id != "import" and any(rx.search(key) for rx in ph.frames):
+                return ph
+    if frames and all(f.func == "<module>" for f in frames[-3:]):
+        return next(p for p in phases if p.id == "import")
+    return None
+
+
+def phase_of_line(text: str) -> Phase | None:
+    """The phase a progress line announces, if any."""
+    for ph in load_phases():
+        if any(rx.search(text) for rx in ph.lines):
+            return ph
+    return None

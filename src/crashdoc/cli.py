@@ -1,0 +1,270 @@
+"""The `crashdoc` command: argument parsing, wiring of the stages, exit statuses.
+
+This is the only module that catches CrashdocError: it prints one line and exits with the error's status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable, NoReturn, Sequence, TextIO
+
+from crashdoc import __version__
+from crashdoc.errors import CrashdocError, InputError
+from crashdoc.model import Diagnosis
+from crashdoc.status import ExitStatus
+
+FORMATS = ("terminal", "json", "markdown")
+
+EPILOG = """exit status: 0 root cause found; 3 no error in the evidence; 2 input or host unreadable;
+1 crashdoc failed (a bug: run again with --traceback and report it); 130 interrupted."""
+
+
+def _stderr(msg: str) -> None:
+    from crashdoc.report.safe import safe
+
+    print(f"crashdoc: {safe(msg, 2000)}", file=sys.stderr, flush=True)
+
+
+def _fatal(msg: str, status: int) -> NoReturn:
+    _stderr(f"error: {msg}")
+    raise SystemExit(status)
+
+
+def _load_kb(args: argparse.Namespace) -> object:
+    from crashdoc.kb import KnowledgeBase
+
+    return KnowledgeBase.load(extra_dirs=tuple(Path(d) for d in (getattr(args, "rules", None) or ())))
+
+
+def _open_output(args: argparse.Namespace) -> TextIO:
+    if getattr(args, "output", None):
+        try:
+            return open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+        except OSError as exc:
+            raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    return sys.stdout
+
+
+def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None) -> None:
+    """Write `diag` in `fmt` to `out`."""
+    from crashdoc.report import renderer_for
+
+    opts = {"width": width} if fmt == "terminal" else {}
+    renderer_for(fmt, **opts).render(diag, out)
+
+
+def _looks_like_unit(target: str) -> bool:
+    if target == "-" or os.path.exists(target):
+        return False
+    try:
+        from crashdoc.systemd import looks_like_unit
+    except ImportError:
+        return target.endswith(".service")
+    return bool(looks_like_unit(target))
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    """`crashdoc diagnose [PATH|-|UNIT]`."""
+    target = args.target
+    if target is None:
+        if args.file or args.directory or args.journal_root:
+            _fatal("name the unit whose journal to read: crashdoc diagnose UNIT --file PATH", ExitStatus.UNREADABLE)
+        target = "-"
+    kb = _load_kb(args)
+    journal_args = _journal_args(args)
+    if args.host or journal_args or _looks_like_unit(target):
+        diag = _diagnose_unit(args, target, kb, journal_args)
+    else:
+        if not os.path.exists(target) and target != "-":
+            raise InputError(f"{target}: no such file (and it does not look like a systemd unit name)")
+        from crashdoc.ingest import open_input
+        from crashdoc.investigate import diagnose_stream
+
+        with open_input(target) as stream:
+            diag = diagnose_stream(stream, "standard input" if target == "-" else target, kb=kb)
+    if args.python:
+        diag = _with_environment(args, diag)
+    out = _open_output(args)
+    try:
+        render(diag, args.format, out, args.width)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return ExitStatus.ROOT_CAUSE if diag.root_cause is not None else ExitStatus.NO_ERROR
+
+
+def _journal_args(args: argparse.Namespace) -> tuple[str, ...]:
+    out: list[str] = []
+    for f in args.file or ():
+        out += ["--file", f]
+    if args.directory:
+        out += ["--directory", args.directory]
+    if args.journal_root:
+        out += ["--root", args.journal_root]
+    return tuple(out)
+
+
+def _diagnose_unit(args: argparse.Namespace, unit: str, kb: object, journal_args: tuple[str, ...]) -> Diagnosis:
+    try:
+        from crashdoc.systemd import diagnose_unit
+    except ImportError as exc:  # pragma: no cover - the systemd stage ships with the package
+        raise CrashdocError(f"systemd support is not available: {exc}") from exc
+    from crashdoc.transport import check_unit_name, runner_for
+
+    check_unit_name(unit)
+    runner = runner_for(args.host)
+    return diagnose_unit(runner, unit, since=args.since, attempts=args.attempts, freeze=args.freeze,
+                         journal_args=journal_args, announce=_stderr, kb=kb)
+
+
+def _with_environment(args: argparse.Namespace, diag: Diagnosis) -> Diagnosis:
+    try:
+        from crashdoc.envdoctor import apply_to_diagnosis, check_environment
+    except ImportError as exc:  # pragma: no cover
+        raise CrashdocError(f"environment checks are not available: {exc}") from exc
+    from crashdoc.transport import runner_for
+
+    report = check_environment(runner_for(args.host), args.python)
+    return apply_to_diagnosis(diag, report)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """`crashdoc eval DIR`."""
+    from crashdoc.evaluate import evaluate_dir
+
+    report = evaluate_dir(Path(args.dir), kb=_load_kb(args))
+    totals = report.totals()
+    if args.format == "json":
+        print(json.dumps({"totals": totals, "cases": [dataclasses.asdict(c) for c in report.cases]}, indent=2))
+    else:
+        from crashdoc.report.safe import safe
+
+        for c in report.cases:
+            mark = "ok  " if c.hit and c.category_ok else ("MISS" if not c.hit else "CAT ")
+            fix = "" if c.fix_ok is None else (" fix ok" if c.fix_ok else f" fix MISS (got {c.got_fix!r})")
+            decoy = " DECOY FIRST" if c.decoy_first else ""
+            cat = "" if c.category_ok else f" category {c.got_category} != {c.expected_category}"
+            line = "" if c.hit else f"  got: {safe(c.got_line, 110)!r}"
+            print(f"{mark} {c.id}{cat}{fix}{decoy}{line}")
+        t = totals
+        print(
+            f"root-cause hit {t['root_cause_hit']}/{t['cases']} = {t['root_cause_rate']:.0%}; "
+            f"category {t['category_hit']}/{t['cases']} = {t['category_rate']:.0%}; "
+            f"decoy first {t['decoy_first']}; fix {t['fix_hit']}/{t['fix_cases']}; {t['seconds']} s"
+        )
+    ok = totals["decoy_first"] == 0 and totals["root_cause_rate"] >= args.min_hit and totals["category_rate"] >= args.min_category
+    return 0 if ok else 1
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """`crashdoc rules list|validate|test`."""
+    from crashdoc.kb import commands
+
+    dirs = [Path(d) for d in (args.rules or ())]
+    if args.rules_cmd == "validate":
+        errors = commands.validate(dirs or None)
+        for e in errors:
+            _stderr(e)
+        if not errors:
+            print(f"all rules valid ({len(_load_kb(args).rules)} rules)")  # type: ignore[attr-defined]
+        return 1 if errors else 0
+    kb = _load_kb(args)
+    if args.rules_cmd == "list":
+        rules = commands.list_rules(kb)
+        if args.format == "json":
+            print(json.dumps(rules, indent=2, default=str))
+        else:
+            for r in rules:
+                print(f"{r['id']:<48} {r['category']:<28} {r['role']:<12} {r.get('priority', '')}")
+            print(f"{len(rules)} rules")
+        return 0
+    rep = commands.test_rules(kb)
+    for f in rep.failed:
+        print(f"FAIL {f}")
+    for t in rep.todo:
+        print(f"todo {t}")
+    print(f"{rep.passed} examples passed, {len(rep.failed)} failed, {len(rep.todo)} known gaps")
+    return 1 if rep.failed else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also used by the README check)."""
+    p = argparse.ArgumentParser(
+        prog="crashdoc",
+        description="Root cause, evidence and fix for a crashed LLM inference service.",
+        epilog=EPILOG,
+    )
+    p.add_argument("--version", action="version", version=f"crashdoc {__version__}")
+    p.add_argument("--traceback", action="store_true", help="show Python tracebacks of crashdoc's own errors")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    d = sub.add_parser("diagnose", help="diagnose a log file, standard input, or a systemd unit", epilog=EPILOG)
+    d.add_argument("target", nargs="?", help="log file (plain or .gz), '-' for standard input, or a systemd unit")
+    d.add_argument("--format", "-f", choices=FORMATS, default="terminal")
+    d.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    d.add_argument("--width", type=int, help="terminal report width")
+    d.add_argument("--rules", action="append", metavar="DIR", help="extra rule folder (repeatable; also CRASHDOC_RULES)")
+    d.add_argument("--host", metavar="[USER@]HOST[:PORT]", help="read the unit on this host over ssh")
+    d.add_argument("--since", help="journal window start for a unit (journalctl --since syntax)")
+    d.add_argument("--attempts", type=int, metavar="N", help="how many recent failed attempts of a unit to read")
+    d.add_argument("--freeze", action="store_true", help="stop the unit's restart loop (systemctl stop), after saying so")
+    d.add_argument("--file", action="append", metavar="JOURNAL", help="read a journal file copied off a host")
+    d.add_argument("--directory", metavar="DIR", help="read journal files from DIR")
+    d.add_argument("--journal-root", metavar="DIR", help="read the journal of an OS tree at DIR")
+    d.add_argument("--python", metavar="PATH", help="also check this Python environment (confirms the root cause)")
+    d.set_defaults(func=cmd_diagnose)
+
+    e = sub.add_parser("eval", help="score crashdoc on a corpus folder (cases/<id>.log + <id>.json)")
+    e.add_argument("dir")
+    e.add_argument("--format", "-f", choices=("terminal", "json"), default="terminal")
+    e.add_argument("--rules", action="append", metavar="DIR")
+    e.add_argument("--min-hit", type=float, default=0.0, help="exit 1 below this root-cause hit rate")
+    e.add_argument("--min-category", type=float, default=0.0, help="exit 1 below this category hit rate")
+    e.set_defaults(func=cmd_eval)
+
+    r = sub.add_parser("rules", help="list, validate or test the knowledge base rules")
+    r.add_argument("rules_cmd", choices=("list", "validate", "test"))
+    r.add_argument("--format", "-f", choices=("terminal", "json"), default="terminal")
+    r.add_argument("--rules", action="append", metavar="DIR")
+    r.set_defaults(func=cmd_rules)
+    for hook in EXTRA_COMMANDS:
+        hook(sub)
+    return p
+
+
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []  # type: ignore[type-arg]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return ExitStatus.UNREADABLE
+    try:
+        return int(args.func(args))
+    except CrashdocError as exc:
+        if args.traceback:
+            raise
+        _stderr(f"error: {exc}")
+        return exc.exit_status
+    except KeyboardInterrupt:
+        _stderr("interrupted")
+        return ExitStatus.INTERRUPTED
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return ExitStatus.ROOT_CAUSE
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
+        if args.traceback:
+            raise
+        _stderr(f"internal error: {type(exc).__name__}: {exc} (run again with --traceback and report it)")
+        return ExitStatus.INTERNAL

@@ -1,0 +1,108 @@
+"""The cheap markers that make a line worth parsing, and how much context each pulls in.
+
+Each marker class has a context window: a traceback header pulls in the lines after it (the frames and the
+exception, interleaved with other ranks), an error word a few lines (multi-line messages), a systemd or phase
+line only itself. Knowledge-base rule regexes are added as a class of their own by the scanner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MarkerClass:
+    """A set of patterns sharing one context window."""
+
+    name: str
+    patterns: tuple[str, ...]
+    before: int
+    """Lines of context before a hit."""
+    after: int
+    """Lines of context after a hit."""
+
+
+TRACEBACK = MarkerClass(
+    "traceback",
+    (
+        r"Traceback \(most recent call last\)",
+        r"Exception Group Traceback",
+        r"Stack \(most recent call",
+        r"terminate called after throwing",
+        r"goroutine \d+ \[",
+        r"Fatal Python error",
+    ),
+    before=2,
+    after=1500,
+)
+
+EXCEPTION = MarkerClass(
+    "exception",
+    (
+        r"[A-Za-z](?:Error|Exception|Exit|Interrupt|Warning)\b",
+        r"(?:Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic)(?::| \d| ?\[|\]|\b)",
+        r"\bwhat\(\): ",
+    ),
+    before=2,
+    after=30,
+)
+
+SIGNAL = MarkerClass(
+    "signal",
+    (
+        r"Killed",
+        r"killed",
+        r"Segmentation fault",
+        r"core dumped",
+        r"[Ss]ignal",
+        r"SIG[A-Z]{2,4}\b",
+        r"Aborted",
+        r"Out of memory",
+        r"out of memory",
+        r"oom",
+        r"OOM",
+        r"invalid opcode",
+        r"Illegal instruction",
+        r"denied",
+        r"[Ff]ailed",
+        r"FAIL",
+        r"exit(?:ed)? (?:with )?(?:code|status)",
+        r"NCCL WARN",
+        r"WARN",
+        r"Xid",
+    ),
+    before=1,
+    after=3,
+)
+
+BOUNDARY = MarkerClass(
+    "boundary",
+    (
+        r"Started ",
+        r"Starting ",
+        r"Stopped ",
+        r"Stopping ",
+        r"Scheduled restart",
+        r"holdoff time over",
+        r"Main process exited",
+        r"Failed with result",
+        r"Deactivated successfully",
+        r"repeated too quickly",
+        r"Consumed \d",
+        r"API server version",
+        r"non-default args",
+        r"server_args=ServerArgs",
+        r"Args \{",
+        r"Initializing a V1 LLM engine",
+        r"Initializing an LLM engine",
+        r"version \d+\.\d+\.\d+",
+        r"Application startup complete",
+        r"Uvicorn running on",
+        r"The server is fired up",
+        r"Connected",
+    ),
+    before=0,
+    after=0,
+)
+
+CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, SIGNAL, BOUNDARY)

@@ -1,0 +1,175 @@
+"""The core loop: evidence stream -> parsed lines -> tracebacks, attempts, candidates -> ranked Diagnosis."""
+
+from __future__ import annotations
+
+import json
+from typing import BinaryIO, Iterator
+
+from crashdoc.analyze.attempts import AttemptTracker
+from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
+from crashdoc.analyze.phases import load_phases, phase_of_frames, phase_of_line
+from crashdoc.analyze.rank import attempt_verdicts, best_attempt, fold, summary, to_finding
+from crashdoc.ingest.markers import MarkerClass
+from crashdoc.ingest.scan import MAX_LINE, Scanner
+from crashdoc.model import Diagnosis, Skipped
+from crashdoc.parse.lines import LogLine, parse_json_record, parse_line
+from crashdoc.parse.traceback import Trace, TracebackBuilder
+
+
+def _load_kb(kb: object | None) -> object:
+    if kb is not None:
+        return kb
+    from crashdoc.kb import KnowledgeBase
+
+    return KnowledgeBase.load()
+
+
+def make_scanner(kb: object) -> Scanner:
+    """A scanner whose hot lines include every rule's regex and every phase line."""
+    phase_patterns = tuple(rx.pattern for ph in load_phases() for rx in ph.lines)
+    return Scanner(
+        extra_patterns=tuple(kb.scan_patterns()),  # type: ignore[attr-defined]
+        extra_classes=(MarkerClass("phase", phase_patterns, before=0, after=0),),
+    )
+
+
+class _Pass:
+    """State of one pass over the evidence."""
+
+    def __init__(self, kb: object, scanner: Scanner) -> None:
+        self.kb = kb
+        self.scanner = scanner
+        self.rule_bit = scanner.class_bit("rule")
+        self.phase_bit = scanner.class_bit("phase")
+        self.tracker = AttemptTracker()
+        self.builder = TracebackBuilder()
+        self.cands: list[Candidate] = []
+        self.attempt_of: dict[int, int] = {}
+        self.phase: dict[str, str] = {}
+        self.lines = 0
+        self.bytes = 0
+        self.json_records = 0
+        self.omitted = 0
+
+    def feed(self, line: LogLine, mask: int) -> None:
+        att = self.tracker.feed(line)
+        self.attempt_of[line.lineno] = att
+        if mask & self.phase_bit:
+            ph = phase_of_line(line.text)
+            if ph is not None:
+                self.phase[line.stream] = ph.title
+        for trace in self.builder.feed(line):
+            self._trace(trace)
+        if line.lineno in self.builder.consumed:
+            if "Traceback (most recent call last)" in line.text:
+                self.tracker.mark_error()
+            return
+        cand = from_line(self.kb, line, att, bool(mask & self.rule_bit))  # type: ignore[arg-type]
+        if cand is not None:
+            cand.phase = self.phase.get(line.stream)
+            self.cands.append(cand)
+            if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE:
+                self.tracker.mark_error()
+
+    def _trace(self, trace: Trace) -> None:
+        for i, stack in enumerate(trace.stacks):
+            anchor = stack.lines[0] if stack.lines else (stack.header or (stack.frames[-1].line if stack.frames else None))
+            if anchor is None:
+                continue
+            att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
+            cand = from_stack(self.kb, trace, stack, i, att)  # type: ignore[arg-type]
+            ph = phase_of_frames(stack.frames)
+            cand.phase = ph.title if ph else self.phase.get(trace.stream)
+            self.cands.append(cand)
+
+    def finish(self) -> None:
+        for trace in self.builder.close():
+            self._trace(trace)
+
+
+def _records(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
+    """Journal JSON (or docker json-file) input: one record per line; non-JSON lines parsed as text."""
+    lineno = 0
+    for data in stream:
+        lineno += 1
+        p.bytes += len(data)
+        data = data.rstrip(b"\r\n")[:MAX_LINE]
+        line: LogLine | None = None
+        if data.startswith(b"{"):
+            try:
+                rec = json.loads(data)
+            except ValueError:
+                rec = None
+            if isinstance(rec, dict):
+                line = parse_json_record(lineno, rec)
+                p.json_records += 1
+                if rec.get("MESSAGE", "") is None:
+                    p.omitted += 1
+        if line is None:
+            line = parse_line(lineno, data)
+        yield line, p.scanner.mask(line.text.encode("utf-8", "replace"))
+    p.lines = lineno
+
+
+def _text(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
+    for hot in p.scanner.lines(stream):
+        yield parse_line(hot.lineno, hot.data), hot.mask
+    p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
+
+
+def _is_json(stream: BinaryIO) -> bool:
+    head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
+    first = head.lstrip()[:1]
+    if first != b"{":
+        return False
+    line = head.lstrip().split(b"\n", 1)[0]
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return len(line) >= 4000  # a long first record cut by the peek: still JSON-shaped
+
+
+def diagnose_stream(stream: BinaryIO, source: str, kb: object | None = None) -> Diagnosis:
+    """Read a whole log (text, journal JSON, docker json-file) and diagnose it."""
+    kb = _load_kb(kb)
+    p = _Pass(kb, make_scanner(kb))
+    source_iter = _records(stream, p) if _is_json(stream) else _text(stream, p)
+    for line, mask in source_iter:
+        p.feed(line, mask)
+    p.finish()
+    return _diagnosis(p, source)
+
+
+def _diagnosis(p: _Pass, source: str) -> Diagnosis:
+    ranked = fold(p.cands)
+    chosen = best_attempt(ranked)
+    states = p.tracker.attempts
+    attempts = attempt_verdicts(states, ranked)
+    skipped: list[Skipped] = []
+    findings = []
+    root = None
+    if chosen is not None:
+        groups = ranked[chosen]
+        findings = [to_finding(g) for g in groups[:12]]
+        root = findings[0]
+        seen = {g.fingerprint for g in groups}
+        for a, gs in sorted(ranked.items()):
+            if a != chosen and gs[0].fingerprint not in seen and gs[0].first.role != "consequence":
+                findings.append(to_finding(gs[0]))
+                seen.add(gs[0].fingerprint)
+    else:
+        for gs in ranked.values():
+            findings.extend(to_finding(g) for g in gs[:5])
+        if findings:
+            skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
+                                   "that started the failure was printed earlier than what was captured"))
+    if p.omitted:
+        skipped.append(Skipped("journal fields", f"{p.omitted} MESSAGE fields were omitted by journalctl "
+                               "(over 4 KiB); fetch with `journalctl --all -o json`"))
+    if p.scanner.stats.skipped_patterns:
+        skipped.append(Skipped("fast scan", f"{len(p.scanner.stats.skipped_patterns)} rule patterns could not "
+                               "be compiled for the block scanner; those rules still apply to error lines"))
+    return Diagnosis(
+        source=source, root_cause=root, findings=tuple(findings), attempts=attempts,
+        summary=summary(attempts, root), skipped=tuple(skipped), lines_read=p.lines, bytes_read=p.bytes,
+    )

@@ -1,0 +1,227 @@
+"""Python tracebacks rebuilt from text, one state machine per process stream.
+
+Handles logged tracebacks (every line carries the logger header) and raw ones, chains ("The above exception was
+the direct cause ...", "During handling of the above exception ..."), 3.11+ caret lines, `...<N lines>...`,
+exception groups (`+ Exception Group Traceback`, `| ` lines), multi-line messages and tracebacks cut off by
+truncation. Unprefixed lines (SGLang prints only the first traceback line with its rank tag) are routed to the
+traceback that is waiting for them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from crashdoc.parse.lines import LogLine
+
+_FRAME = re.compile(r'\s+File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
+_GROUP_BAR = re.compile(r"\s*(?:\| ?)+")
+_GROUP_SEP = re.compile(r"\s*\+[-+ ]*(?:\d+ -+|-{4,}|\.\.\. and \d+ more exceptions)")
+_NOISE = re.compile(r"\s*(?:[~^]+\s*)+$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
+_CAUSE = "The above exception was the direct cause of the following exception"
+_CONTEXT = "During handling of the above exception, another exception occurred"
+_GAP = "[... gap in source ...]"
+MAX_MESSAGE_LINES = 40
+MAX_FRAMES = 400
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame: file, line, function and the code line when printed."""
+
+    path: str
+    lineno: int
+    func: str
+    code: str | None = None
+    line: LogLine | None = None
+    """The input line that printed the frame."""
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One exception in a chain: its frames, type and message."""
+
+    exc_type: str | None
+    message: str
+    frames: tuple[Frame, ...]
+    lines: tuple[LogLine, ...]
+    """The exception line and its message continuation lines (empty when truncated)."""
+    link: str | None = None
+    """How this stack follows the previous one: `cause`, `context`, `group` or None."""
+    truncated: bool = False
+    header: LogLine | None = None
+    """The `Traceback (most recent call last):` line, when seen."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A whole printed traceback (one or more chained stacks) from one process stream."""
+
+    stream: str
+    stacks: tuple[Stack, ...]
+    intro: str = ""
+    """Text before `Traceback` on the header line (`EngineCore hit an exception:`)."""
+
+
+@dataclass
+class _Open:
+    stream: str
+    intro: str
+    loc: str | None
+    stacks: list[Stack] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+    header: LogLine | None = None
+    exc_lines: list[LogLine] = field(default_factory=list)
+    state: str = "frames"  # frames | message | between
+    link: str | None = None
+    idle: int = 0
+
+
+class TracebackBuilder:
+    """Feed LogLines in input order; finished Traces come out of `feed` and `close`."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, _Open] = {}
+        self._last_opened: str | None = None
+        self.consumed: set[int] = set()
+        """Line numbers that belong to a traceback (not separate error lines)."""
+
+    def feed(self, line: LogLine) -> Iterator[Trace]:
+        """Consume one line; yields any traces it completes."""
+        text = line.text
+        key = line.stream
+        cur = self._open.get(key)
+        if cur is None and not line.engine_prefixed and self._last_opened in self._open:
+            waiting = self._open[self._last_opened]
+            if waiting.state == "frames" and (_FRAME.match(_strip_group(text)) or waiting.frames):
+                key, cur = self._last_opened, waiting
+        if _GAP in text:
+            yield from self._close_key(key)
+            return
+        if "Traceback (most recent call last)" in text:
+            if cur is not None and cur.state in ("between",) and cur.link is not None:
+                self._start_stack(cur, line)
+                self.consumed.add(line.lineno)
+                return
+            if cur is not None:
+                yield from self._close_key(key)
+            self.consumed.add(line.lineno)
+            intro = text.split("Traceback (most recent call last)")[0].strip(" +|:")
+            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line)
+            self._open[key] = cur
+            self._last_opened = key
+            return
+        if cur is None:
+            return
+        if cur.intro.startswith("Exception Group") or text.lstrip().startswith(("|", "+")):
+            text = _strip_group(text)
+        yield from self._step(cur, key, line, text)
+        if self._open.get(key) is cur:
+            self.consumed.add(line.lineno)
+
+    def _step(self, cur: _Open, key: str, line: LogLine, text: str) -> Iterator[Trace]:
+        if cur.state == "frames":
+            m = _FRAME.match(text)
+            if m:
+                if len(cur.frames) < MAX_FRAMES:
+                    cur.frames.append(Frame(m.group("path"), int(m.group("line")), (m.group("func") or "").strip(), None, line))
+                self.consumed.add(line.lineno)
+                return
+            if not text.strip() or _NOISE.match(text) or _GROUP_SEP.match(text):
+                return
+            if text.startswith((" ", "\t")):
+                if cur.frames and cur.frames[-1].code is None:
+                    f = cur.frames[-1]
+                    cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line)
+                return
+            if line.level in ("INFO", "DEBUG", "WARNING") and line.loc != cur.loc and cur.loc is not None:
+                yield from self._close_key(key)  # a new log record: the traceback was cut off
+                return
+            cur.exc_lines = [line]
+            self.consumed.add(line.lineno)
+            cur.state = "message"
+            return
+        if cur.state == "message":
+            stripped = text.strip()
+            if _CAUSE in text or _CONTEXT in text:
+                self._finish_stack(cur)
+                cur.link = "cause" if _CAUSE in text else "context"
+                cur.state = "between"
+                return
+            if _GROUP_SEP.match(text):
+                self._finish_stack(cur)
+                cur.link, cur.state = "group", "frames"
+                return
+            if not stripped:
+                self._finish_stack(cur)
+                cur.state, cur.link = "between", None
+                return
+            same_record = line.loc == cur.loc and (line.level is None or line.level in ("ERROR", "CRITICAL"))
+            if same_record and len(cur.exc_lines) < MAX_MESSAGE_LINES and not _FRAME.match(text):
+                cur.exc_lines.append(line)
+                self.consumed.add(line.lineno)
+                return
+            yield from self._close_key(key)
+            return
+        # between stacks: wait a few lines for a chain sentence or the next Traceback
+        if _CAUSE in text or _CONTEXT in text:
+            cur.link = "cause" if _CAUSE in text else "context"
+            return
+        if not text.strip() or _GROUP_SEP.match(text):
+            return
+        if cur.link == "group" or (_EXC.match(text.strip()) and cur.link is not None):
+            cur.exc_lines = [line]
+            self.consumed.add(line.lineno)
+            cur.state = "message"
+            return
+        cur.idle += 1
+        if cur.link is None or cur.idle > 3:
+            yield from self._close_key(key)
+
+    def _start_stack(self, cur: _Open, line: LogLine) -> None:
+        cur.header, cur.state, cur.idle = line, "frames", 0
+
+    def _finish_stack(self, cur: _Open) -> None:
+        if cur.exc_lines:
+            first = cur.exc_lines[0].text.strip()
+            first = _strip_group(first).strip() if first.startswith("|") else first
+            m = _EXC.match(first)
+            if m and (m.group("msg") is not None or _looks_like_type(m.group("type"))):
+                exc_type, msg0 = m.group("type"), m.group("msg") or ""
+            else:
+                exc_type, msg0 = None, first
+            rest = [_strip_group(ln.text).rstrip() for ln in cur.exc_lines[1:]]
+            message = "\n".join([msg0, *rest]).strip("\n")
+            cur.stacks.append(Stack(exc_type, message, tuple(cur.frames), tuple(cur.exc_lines), cur.link, False, cur.header))
+        elif cur.frames:
+            cur.stacks.append(Stack(None, "", tuple(cur.frames), (), cur.link, True, cur.header))
+        cur.frames, cur.exc_lines, cur.header = [], [], None
+
+    def _close_key(self, key: str) -> Iterator[Trace]:
+        cur = self._open.pop(key, None)
+        if cur is None:
+            return
+        self._finish_stack(cur)
+        if cur.stacks:
+            yield Trace(cur.stream, tuple(cur.stacks), cur.intro)
+
+    def close(self) -> Iterator[Trace]:
+        """Flush every open traceback (end of input); a traceback without its exception is `truncated`."""
+        for key in list(self._open):
+            yield from self._close_key(key)
+
+
+def _strip_group(text: str) -> str:
+    m = _GROUP_BAR.match(text)
+    if m and "|" in m.group(0):
+        return text[m.end():]
+    return text
+
+
+def _looks_like_type(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return bool(re.search(r"(?:Error|Exception|Exit|Interrupt|Warning|Fault|Group)\b", last)) or last in (
+        "KeyboardInterrupt", "StopIteration", "GeneratorExit",
+    )

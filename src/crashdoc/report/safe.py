@@ -1,0 +1,15 @@
+"""Untrusted log text made safe for a terminal or a Markdown page."""
+
+from __future__ import annotations
+
+from crashdoc.parse.text import strip_ansi, visible
+
+MAX_SHOWN = 400
+
+
+def safe(text: str | None, limit: int = MAX_SHOWN) -> str:
+    """ANSI removed, control characters visible, cut to `limit` characters."""
+    if not text:
+        return ""
+    s = visible(strip_ansi(text))
+    return s if len(s) <= limit else s[: limit - 1] + "…"

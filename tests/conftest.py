@@ -1,0 +1,42 @@
+"""Shared fixtures: the repo root, the dev corpus, a real sshd on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.fixtures.sshd import SSHD, SshServer, start_sshd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository root."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The dev corpus (CRASHDOC_CORPUS or ../shared/corpus/dev); skips when absent."""
+    path = Path(os.environ.get("CRASHDOC_CORPUS", ROOT.parent / "shared" / "corpus" / "dev"))
+    if not (path / "cases").is_dir() and not path.is_dir():
+        pytest.skip(f"corpus folder {path} is absent (set CRASHDOC_CORPUS to a folder in the corpus format)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
+    """A real sshd on 127.0.0.1 (root login with a throwaway key)."""
+    if not Path(SSHD).exists() or not shutil.which("ssh"):
+        pytest.skip("OpenSSH server/client not installed (apt-get install openssh-server openssh-client)")
+    if os.geteuid() != 0:
+        pytest.skip("sshd for tests needs root here")
+    server, proc = start_sshd(tmp_path_factory.mktemp("sshd"))
+    yield server
+    proc.terminate()
+    proc.wait(timeout=10)
