@@ -31,6 +31,9 @@ _ERRORISH = re.compile(
 )
 
 
+_CARETS = re.compile(r"\s*[~^]+\s*$")
+
+
 class Classifier(Protocol):
     """What the analysis needs from the knowledge base."""
 
@@ -63,6 +66,8 @@ class Candidate:
 
 def errorish(line: LogLine) -> bool:
     """True for a line outside a traceback that reports an error by itself."""
+    if line.text.startswith(("  ", "\t")) or _CARETS.match(line.text):
+        return False  # an indented continuation (traceback code, wrapped message), not an error by itself
     if line.level in ("ERROR", "CRITICAL", "FATAL"):
         return True
     if line.level in ("INFO", "DEBUG", "WARNING", "TRACE"):

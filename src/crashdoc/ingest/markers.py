@@ -42,6 +42,8 @@ EXCEPTION = MarkerClass(
         r"[A-Za-z](?:Error|Exception|Exit|Interrupt|Warning)\b",
         r"(?:Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic)(?::| \d| ?\[|\]|\b)",
         r"\bwhat\(\): ",
+        r"[a-z_]\w*(?:\.\w+)*\.[A-Z][a-z]\w*: ",
+        r'File "[^"]+", line \d+',
     ),
     before=2,
     after=30,

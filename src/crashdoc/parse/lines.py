@@ -45,7 +45,7 @@ class LogLine:
 
 
 _COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
-_ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)\s+")
+_ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
 _SYSLOG = re.compile(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
@@ -61,6 +61,7 @@ _VLLM = re.compile(
     r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"(?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?"
 )
+_BARE_LOC = re.compile(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
 _SGLANG = re.compile(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
 _TGI = re.compile(
     r" ?(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<target>[a-z][\w-]*(?:: [a-z][\w-]*)?): "
@@ -69,6 +70,7 @@ _TGI_RANK = re.compile(r" rank=(?P<rank>\d+)$")
 _PYLOG = re.compile(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
 _LOGURU = re.compile(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
 _GLOG = re.compile(r"(?P<lv>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ (?P<loc>[^\]\s]+)\] ")
+_LEVEL_COLON = re.compile(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
 _GLOG_LEVEL = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 _SLOG_LEVEL = re.compile(r"\blevel=(?P<level>[A-Z]+)\b")
 _RANK_IN_NAME = re.compile(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
@@ -142,6 +144,10 @@ def _inner(s: str, f: dict[str, Any]) -> str:
         f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
         f["loc"] = m.group("loc") or m.group("loc2")
         return s[m.end():]
+    m = _BARE_LOC.match(s)
+    if m:  # an excerpt cut inside the logger header: "[core.py:515] message"
+        f["loc"] = m.group("loc")
+        return s[m.end():]
     m = _SGLANG.match(s)
     if m:
         tags = m.group("tags").strip()
@@ -168,6 +174,12 @@ def _inner(s: str, f: dict[str, Any]) -> str:
         if m:
             f["level"] = m.group("level")
             return s[m.end():]
+    m = _LEVEL_COLON.match(s)
+    if m:  # uvicorn / logging.basicConfig: "ERROR:    " padded to 10 columns, then the message as printed
+        f["level"] = m.group("level")
+        pad = max(0, 9 - len(m.group("level")))
+        rest = s[m.end():]
+        return rest[min(pad, len(rest) - len(rest.lstrip(" "))):]
     m = _GLOG.match(s)
     if m:
         f.setdefault("level", _GLOG_LEVEL[m.group("lv")])

@@ -114,7 +114,12 @@ class TracebackBuilder:
             self._last_opened = key
             return
         if cur is None:
-            return
+            if not _FRAME.match(text):
+                return
+            # an excerpt that starts inside a traceback: open one without its header
+            cur = _Open(stream=key, intro="", loc=line.loc)
+            self._open[key] = cur
+            self._last_opened = key
         if cur.intro.startswith("Exception Group") or text.lstrip().startswith(("|", "+")):
             text = _strip_group(text)
         yield from self._step(cur, key, line, text)
@@ -222,6 +227,8 @@ def _strip_group(text: str) -> str:
 
 def _looks_like_type(name: str) -> bool:
     last = name.rsplit(".", 1)[-1]
+    if "." in name and name[:1].islower() and last[:1].isupper() and any(c.islower() for c in last):
+        return True  # module-qualified class: huggingface_hub.errors.OfflineModeIsEnabled
     return bool(re.search(r"(?:Error|Exception|Exit|Interrupt|Warning|Fault|Group)\b", last)) or last in (
         "KeyboardInterrupt", "StopIteration", "GeneratorExit",
     )
