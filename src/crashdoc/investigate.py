@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import BinaryIO, Iterator
 
@@ -137,7 +138,11 @@ def diagnose_stream(stream: BinaryIO, source: str, kb: object | None = None) -> 
     for line, mask in source_iter:
         p.feed(line, mask)
     p.finish()
-    return _diagnosis(p, source)
+    diag = _diagnosis(p, source)
+    problem = getattr(stream, "problem", None)
+    if problem:
+        diag = dataclasses.replace(diag, skipped=(*diag.skipped, Skipped("input", problem)))
+    return diag
 
 
 def _diagnosis(p: _Pass, source: str) -> Diagnosis:

@@ -6,7 +6,8 @@ import gzip
 import io
 import os
 import sys
-from typing import BinaryIO
+import zlib
+from typing import BinaryIO, Iterator
 
 from crashdoc.errors import InputError
 
@@ -33,5 +34,77 @@ def open_input(path: str) -> BinaryIO:
             raise InputError(f"{path}: {exc.strerror or exc}") from exc
     head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
     if head == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
-    return stream
+        gz = gzip.GzipFile(fileobj=stream, mode="rb")
+        return Tolerant(gz)  # type: ignore[arg-type,return-value]
+    return Tolerant(stream)  # type: ignore[return-value]
+
+
+class Tolerant:
+    """A binary stream that turns a read failure (truncated gzip, I/O error) into end of input and remembers
+    it in `problem`, so the report can diagnose what was read and say what is missing."""
+
+    _ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, OSError)
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.problem: str | None = None
+
+    def _fail(self, exc: Exception) -> bytes:
+        self.problem = f"input cut short: {exc}; diagnosed what could be read"
+        return b""
+
+    def read(self, n: int = -1) -> bytes:
+        """Read up to n bytes; b"" at the end or after a failure."""
+        if self.problem:
+            return b""
+        if n is None or n < 0:
+            n = 1 << 62
+        parts: list[bytes] = []
+        got = 0
+        while got < n:  # small pieces, so a failure loses at most the last piece
+            try:
+                piece = self.raw.read(min(n - got, 1 << 18))
+            except self._ERRORS as exc:
+                self._fail(exc)
+                break
+            if not piece:
+                break
+            parts.append(piece)
+            got += len(piece)
+        return b"".join(parts)
+
+    def peek(self, n: int = 1) -> bytes:
+        """Look ahead without consuming."""
+        try:
+            return self.raw.peek(n) if hasattr(self.raw, "peek") else b""  # type: ignore[attr-defined]
+        except self._ERRORS as exc:
+            return self._fail(exc)
+
+    def readline(self, limit: int = -1) -> bytes:
+        """One line."""
+        if self.problem:
+            return b""
+        try:
+            return self.raw.readline(limit)
+        except self._ERRORS as exc:
+            return self._fail(exc)
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            line = self.readline(1 << 24)
+            if not line:
+                return
+            yield line
+
+    def close(self) -> None:
+        """Close the underlying stream."""
+        try:
+            self.raw.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> "Tolerant":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
