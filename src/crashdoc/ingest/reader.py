@@ -34,9 +34,48 @@ def open_input(path: str) -> BinaryIO:
             raise InputError(f"{path}: {exc.strerror or exc}") from exc
     head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
     if head == _GZIP_MAGIC:
-        gz = gzip.GzipFile(fileobj=stream, mode="rb")
-        return Tolerant(gz)  # type: ignore[arg-type,return-value]
+        return Tolerant(_Gunzip(stream))  # type: ignore[arg-type,return-value]
     return Tolerant(stream)  # type: ignore[return-value]
+
+
+class _Gunzip(io.RawIOBase):
+    """Streaming gunzip over zlib that returns everything decodable and only then reports a truncated or
+    corrupt stream (gzip.GzipFile drops its buffered data when the end is missing)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+        self.z = zlib.decompressobj(wbits=31)
+        self.pending = b""
+        self.done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: bytearray) -> int:  # type: ignore[override]
+        while not self.pending and not self.done:
+            chunk = self.raw.read(1 << 20)
+            if not chunk:
+                self.done = True
+                tail = self.z.flush()
+                self.pending = tail
+                if not self.z.eof:
+                    self._truncated = True
+                break
+            out = self.z.decompress(chunk)
+            while self.z.eof and self.z.unused_data:  # concatenated gzip members
+                rest = self.z.unused_data
+                self.z = zlib.decompressobj(wbits=31)
+                out += self.z.decompress(rest)
+            self.pending = out
+        if not self.pending:
+            if getattr(self, "_truncated", False):
+                self._truncated = False
+                raise EOFError("the gzip stream ends before its end marker (truncated file)")
+            return 0
+        n = min(len(buf), len(self.pending))
+        buf[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        return n
 
 
 class Tolerant:
@@ -48,6 +87,7 @@ class Tolerant:
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
         self.problem: str | None = None
+        self.head = b""
 
     def _fail(self, exc: Exception) -> bytes:
         self.problem = f"input cut short: {exc}; diagnosed what could be read"
@@ -55,12 +95,16 @@ class Tolerant:
 
     def read(self, n: int = -1) -> bytes:
         """Read up to n bytes; b"" at the end or after a failure."""
-        if self.problem:
-            return b""
         if n is None or n < 0:
             n = 1 << 62
         parts: list[bytes] = []
         got = 0
+        if self.head:
+            parts.append(self.head[:n])
+            got = len(parts[0])
+            self.head = self.head[got:]
+        if self.problem:
+            return b"".join(parts)
         while got < n:  # small pieces, so a failure loses at most the last piece
             try:
                 piece = self.raw.read(min(n - got, 1 << 18))
@@ -75,19 +119,45 @@ class Tolerant:
 
     def peek(self, n: int = 1) -> bytes:
         """Look ahead without consuming."""
-        try:
-            return self.raw.peek(n) if hasattr(self.raw, "peek") else b""  # type: ignore[attr-defined]
-        except self._ERRORS as exc:
-            return self._fail(exc)
+        if hasattr(self.raw, "peek") and not self.head:
+            try:
+                return self.raw.peek(n)  # type: ignore[attr-defined]
+            except self._ERRORS as exc:
+                return self._fail(exc)
+        while len(self.head) < n and not self.problem:
+            try:
+                piece = self.raw.read(n - len(self.head))
+            except self._ERRORS as exc:
+                self._fail(exc)
+                break
+            if not piece:
+                break
+            self.head += piece
+        return self.head[:n]
 
     def readline(self, limit: int = -1) -> bytes:
         """One line."""
+        if self.head or not hasattr(self.raw, "readline") or isinstance(self.raw, _Gunzip):
+            return self._slow_readline(limit)
         if self.problem:
             return b""
         try:
             return self.raw.readline(limit)
         except self._ERRORS as exc:
             return self._fail(exc)
+
+    def _slow_readline(self, limit: int) -> bytes:
+        limit = limit if limit and limit > 0 else 1 << 62
+        while b"\n" not in self.head and len(self.head) < limit and not self.problem:
+            piece = self.read(1 << 16)
+            if not piece:
+                break
+            self.head += piece
+        cut = self.head.find(b"\n")
+        cut = len(self.head) if cut < 0 else cut + 1
+        cut = min(cut, limit)
+        line, self.head = self.head[:cut], self.head[cut:]
+        return line
 
     def __iter__(self) -> Iterator[bytes]:
         while True:
