@@ -7,8 +7,12 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import BinaryIO, Iterator, Sequence
 
 from crashdoc.ingest.markers import CLASSES, MarkerClass
@@ -55,28 +59,11 @@ class _Matcher:
         exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
         self.hs_db = None
         if _hs is not None:
-            exprs = [e for e in exprs if self._hs_ok(e[0], stats)]
-            db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-            db.compile(
-                expressions=[p.encode() for p, _ in exprs],
-                ids=[ci for _, ci in exprs],
-                elements=len(exprs),
-                flags=[0] * len(exprs),
-            )
-            self.hs_db = db
+            self.hs_db = _compiled(tuple(exprs), stats)
             stats.engine = "hyperscan"
         else:
             self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
 
-    @staticmethod
-    def _hs_ok(pattern: str, stats: ScanStats) -> bool:
-        try:
-            db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-            db.compile(expressions=[pattern.encode()], ids=[0], elements=1, flags=[0])
-            return True
-        except Exception:  # noqa: BLE001 - hyperscan raises its own error type for unsupported syntax
-            stats.skipped_patterns.append(pattern)
-            return False
 
     def hits(self, block: bytes) -> list[tuple[int, int]]:
         """(offset inside the matching line, class index) for every match in block."""
@@ -92,6 +79,71 @@ class _Matcher:
                 found.extend((m.start(), ci) for m in rx.finditer(block))
         found.sort()
         return found
+
+
+def _hs_compile(exprs: Sequence[tuple[str, int]]) -> object:
+    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[p.encode() for p, _ in exprs], ids=[ci for _, ci in exprs],
+        elements=len(exprs), flags=[0] * len(exprs),
+    )
+    return db
+
+
+_CACHE: dict[tuple[tuple[str, int], ...], tuple[object, list[str]]] = {}
+
+
+def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> object:
+    """A hyperscan database for exprs; patterns hyperscan cannot compile are left out (and listed).
+
+    Compiled once per process and kept on disk (hyperscan's serialised form, keyed by the patterns), since
+    compiling a few hundred rule patterns costs about half a second at every start.
+    """
+    if exprs in _CACHE:
+        db, skipped = _CACHE[exprs]
+        stats.skipped_patterns.extend(skipped)
+        return db
+    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""))).encode()).hexdigest()[:24]
+    path = _cache_dir() / f"scan-{key}.hsdb"
+    skipped: list[str] = []
+    db = None
+    try:
+        blob = path.read_bytes()
+        db = _hs.loadb(blob[4 + int.from_bytes(blob[:4], "big"):], _hs.HS_MODE_BLOCK)
+        db.scratch = _hs.Scratch(db)
+        skipped = json.loads(blob[4 : 4 + int.from_bytes(blob[:4], "big")])
+    except Exception:  # noqa: BLE001 - a missing or stale cache file is simply rebuilt
+        db = None
+    if db is None:
+        try:
+            db = _hs_compile(exprs)
+        except Exception:  # noqa: BLE001 - find the patterns hyperscan rejects, keep the rest
+            keep = []
+            for e in exprs:
+                try:
+                    _hs_compile([e])
+                    keep.append(e)
+                except Exception:  # noqa: BLE001
+                    skipped.append(e[0])
+            db = _hs_compile(keep)
+        try:
+            meta = json.dumps(skipped).encode()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(len(meta).to_bytes(4, "big") + meta + _hs.dumpb(db))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home: compile at every start
+    _CACHE[exprs] = (db, skipped)
+    stats.skipped_patterns.extend(skipped)
+    return db
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("CRASHDOC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "crashdoc"
+    )
+    return Path(base)
 
 
 class Scanner:
