@@ -33,8 +33,10 @@ TRACEBACK = MarkerClass(
         r"Fatal Python error",
     ),
     before=2,
-    after=1500,
+    after=60,
 )
+"""Frames (`File "...", line N`) are hot themselves and extend the window, so a traceback stays covered for as
+long as its frames keep coming, interleaved with other ranks' lines, without a fixed long window."""
 
 EXCEPTION = MarkerClass(
     "exception",

@@ -26,6 +26,8 @@ BLOCK = 8 << 20
 """Bytes read per block."""
 MAX_LINE = 64 << 10
 """Longest line kept for parsing; the rest of a longer line is counted, not kept."""
+MAX_BEFORE = 3
+"""Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +56,11 @@ class ScanStats:
 class _Matcher:
     """One compiled multi-pattern matcher returning (end offset, class index) hits for a block."""
 
-    def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats) -> None:
+    def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats, use_hyperscan: bool = True) -> None:
         self.classes = classes
         exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
         self.hs_db = None
-        if _hs is not None:
+        if _hs is not None and use_hyperscan:
             self.hs_db = _compiled(tuple(exprs), stats)
             stats.engine = "hyperscan"
         else:
@@ -154,6 +156,7 @@ class Scanner:
         extra_patterns: Sequence[str] = (),
         block_size: int = BLOCK,
         extra_classes: Sequence[MarkerClass] = (),
+        use_hyperscan: bool = True,
     ) -> None:
         """`extra_patterns` (knowledge-base regexes) are hot with a short after-context."""
         self.stats = ScanStats()
@@ -162,7 +165,7 @@ class Scanner:
             classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6))
         classes.extend(c for c in extra_classes if c.patterns)
         self.classes = classes
-        self.matcher = _Matcher(classes, self.stats)
+        self.matcher = _Matcher(classes, self.stats, use_hyperscan)
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
@@ -172,6 +175,8 @@ class Scanner:
         carry = b""
         long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
         eof = False
+        tail: list[HotLine] = []  # last lines of the previous block, for before-context across blocks
+        last_emitted = 0
         while not eof:
             chunk = stream.read(self.block_size)
             eof = not chunk
@@ -201,13 +206,15 @@ class Scanner:
                     pending_after = max(pending_after - 1, 0)
                 block = block[nl + 1 :]
                 long_line = False
-            for item in self._block_lines(block, lineno, pending_after):
+            for item in self._block_lines(block, lineno, pending_after, tail):
                 if isinstance(item, int):
                     pending_after = item
                 else:
                     self.stats.selected += 1
+                    last_emitted = item.lineno
                     yield item
             lineno += block.count(b"\n")
+            tail = [t for t in (tail + _tail(block, lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > last_emitted]
         self.stats.lines = lineno
 
     def _is_hot(self, data: bytes) -> bool:
@@ -227,9 +234,10 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _block_lines(self, block: bytes, base: int, pending: int) -> Iterator[HotLine | int]:
+    def _block_lines(self, block: bytes, base: int, pending: int, tail: list[HotLine]) -> Iterator[HotLine | int]:
         """Hot windows of one newline-terminated block; yields the context still owed at the end as an int."""
         windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
+        want_prev = 0
         owed = 0
         if pending:
             end, owed = _skip_lines(block, 0, pending)
@@ -248,7 +256,9 @@ class Scanner:
                 continue  # this class already opened its window on this line
             masks[start] = seen | (1 << ci)
             cls = self.classes[ci]
-            wstart = _back_lines(block, start, cls.before)
+            wstart, short = _back_lines(block, start, cls.before)
+            if not windows and wstart == 0:
+                want_prev = max(want_prev, short)
             wend, short = _skip_lines(block, start, cls.after + 1)
             owed = max(owed, short)
             if windows and wstart <= windows[-1][1]:
@@ -256,6 +266,8 @@ class Scanner:
                     windows[-1] = (windows[-1][0], wend)
             else:
                 windows.append((wstart, wend))
+        if want_prev and not pending:
+            yield from tail[-want_prev:]
         counted_to, lineno = 0, base
         for wstart, wend in windows:
             lineno += block.count(b"\n", counted_to, wstart)
@@ -268,13 +280,24 @@ class Scanner:
         yield owed if windows and windows[-1][1] >= len(block) else 0
 
 
-def _back_lines(block: bytes, start: int, n: int) -> int:
-    """Offset of the line `n` lines before the line starting at `start`."""
-    for _ in range(n):
+def _back_lines(block: bytes, start: int, n: int) -> tuple[int, int]:
+    """(offset of the line `n` lines before the line starting at `start`, lines wanted before the block)."""
+    for i in range(n):
         if start == 0:
-            break
+            return 0, n - i
         start = block.rfind(b"\n", 0, start - 1) + 1
-    return start
+    return start, 0
+
+
+def _tail(block: bytes, end_lineno: int, n: int) -> list[HotLine]:
+    """The last `n` lines of a newline-terminated block, with their line numbers."""
+    out: list[HotLine] = []
+    end = len(block) - 1
+    while len(out) < n and end > 0:
+        start = block.rfind(b"\n", 0, end) + 1
+        out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
+        end = start - 1
+    return out[::-1]
 
 
 def _skip_lines(block: bytes, start: int, n: int) -> tuple[int, int]:

@@ -1,0 +1,46 @@
+# The single entry point: the README's two commands and .ci/run call these targets.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap
+
+.PHONY: demo dev test system-deps rules corpus bench clean
+
+$(BIN)/crashdoc: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
+
+## demo: install crashdoc and diagnose the founding case shipped in examples/
+demo: $(BIN)/crashdoc
+	$(BIN)/crashdoc diagnose examples/founding-case.log
+
+dev: $(BIN)/crashdoc
+
+## system-deps: what the real-component tests need (sshd, systemd-nspawn, systemd-journal-remote, mmdebstrap)
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+rules: $(BIN)/crashdoc
+	$(BIN)/crashdoc rules validate
+	$(BIN)/crashdoc rules test
+
+corpus: $(BIN)/crashdoc
+	$(BIN)/crashdoc eval ../shared/corpus/dev
+
+## test: everything the tests need, then the whole suite (rules, corpus score, real sshd/systemd/journal tests)
+test: system-deps $(BIN)/crashdoc
+	$(BIN)/crashdoc rules validate
+	$(BIN)/crashdoc rules test
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: $(BIN)/crashdoc
+	$(BIN)/python bench/bench_scan.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,68 @@
+"""The block scanner selects the same lines whatever the block size and matcher, with true line numbers."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from crashdoc.ingest.scan import MAX_LINE, Scanner
+
+CORPUS_LOG = Path(__file__).resolve().parents[1] / "assets"
+
+
+def _log() -> bytes:
+    noise = b"".join(
+        b"(Worker_TP%d pid=%d) INFO 11-30 09:12:%02d [loader.py:88] Loading weights shard %d of 64\n" % (i % 8, 100 + i % 8, i % 60, i)
+        for i in range(3000)
+    )
+    tb = (
+        b"(Worker_TP3 pid=103) ERROR 11-30 09:13:00 [multiproc_executor.py:671] Traceback (most recent call last):\n"
+        b'(Worker_TP3 pid=103) ERROR 11-30 09:13:00 [multiproc_executor.py:671]   File "/v/vllm/x.py", line 3, in f\n'
+        b"(Worker_TP3 pid=103) ERROR 11-30 09:13:00 [multiproc_executor.py:671]     g()\n"
+        b"(Worker_TP3 pid=103) ERROR 11-30 09:13:00 [multiproc_executor.py:671] RuntimeError: boom\n"
+    )
+    return noise[: len(noise) // 2] + tb + noise[len(noise) // 2 :] + b"Nov 30 09:13:01 h systemd[1]: x.service: Main process exited, code=exited, status=1/FAILURE\n"
+
+
+def _select(data: bytes, **kw: object) -> list[tuple[int, bytes]]:
+    sc = Scanner(**kw)  # type: ignore[arg-type]
+    return [(h.lineno, h.data) for h in sc.lines(io.BytesIO(data))]
+
+
+def test_selects_only_windows_around_markers_with_true_line_numbers() -> None:
+    data = _log()
+    got = _select(data)
+    lines = data.split(b"\n")
+    assert all(lines[n - 1] == d for n, d in got)  # line numbers are the input's
+    texts = [d for _, d in got]
+    assert any(b"RuntimeError: boom" in t for t in texts)
+    assert any(b"Main process exited" in t for t in texts)
+    assert len(got) < 200  # noise is counted, not parsed
+
+
+@pytest.mark.parametrize("block", [97, 1000, 4096, 1 << 20])
+def test_block_size_does_not_change_the_selection(block: int) -> None:
+    data = _log()
+    assert _select(data, block_size=block) == _select(data)
+
+
+def test_python_fallback_selects_the_same_lines_as_hyperscan() -> None:
+    pytest.importorskip("hyperscan")
+    data = _log()
+    assert _select(data, use_hyperscan=False) == _select(data)
+
+
+def test_a_line_longer_than_the_block_is_cut_and_the_rest_still_counted() -> None:
+    data = b"INFO a\n" + b"x" * (3 * MAX_LINE) + b" RuntimeError: lost in the tail\n" + b"ValueError: after\n"
+    sc = Scanner(block_size=MAX_LINE // 2)
+    got = list(sc.lines(io.BytesIO(data)))
+    assert sc.stats.lines == 3
+    assert [h.lineno for h in got if b"ValueError" in h.data] == [3]
+    assert all(len(h.data) <= MAX_LINE for h in got)
+
+
+def test_last_line_without_newline_is_read() -> None:
+    got = _select(b"INFO x\nRuntimeError: no newline at end")
+    assert got[-1] == (2, b"RuntimeError: no newline at end")
