@@ -1,0 +1,124 @@
+"""A real systemd in a booted Debian container, diagnosed over ssh exactly as a user diagnoses a GPU host.
+
+The unit vllm-kimi-k25.service crash-loops (Restart=on-failure, RestartSec=1) running the stand-in server: a
+worker fails during model construction with flashinfer's version-check RuntimeError, the engine core and the
+API server fail afterwards with vLLM's wrapper errors. The freeze test runs last: it stops the loop.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from crashdoc.systemd import read_unit_state, unit_python
+from crashdoc.transport import SshRunner, parse_target
+from tests.fixtures.container import UNIT, Container
+from tests.systemd.conftest import run_cli
+
+pytestmark = [pytest.mark.host, pytest.mark.slow]
+
+ROOT_ERROR = "flashinfer-cubin version (0.6.3) does not match flashinfer version (0.6.4)"
+FIX = "pip install flashinfer-cubin==0.6.4"
+
+
+def _assert_verdict(report: dict) -> None:
+    """The root cause, its process, its fix, and identical attempts folded."""
+    root = report["root_cause"]
+    assert root is not None, report["summary"]
+    assert root["exception"] == "RuntimeError"
+    assert ROOT_ERROR in root["message"]
+    assert root["where"]["process"] == "Worker_TP2"
+    assert root["fix"]["command"] == FIX
+    attempts = report["attempts"]
+    assert len(attempts) >= 3
+    assert len({a["fingerprint"] for a in attempts}) == 1  # identical attempts, folded
+    assert all(a["outcome"] == "failed" and a["exit_status"] == "exit status 1" for a in attempts)
+    assert all(a["invocation_id"] for a in attempts)
+    assert f"all {len(attempts)} attempts failed with the same error" in report["summary"]
+
+
+def test_diagnose_over_ssh_names_cause_process_fix_and_attempts(container: Container) -> None:
+    before = int(container.show("NRestarts"))
+    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "-f", "json",
+                  ssh_options=container.ssh_options_env)
+    assert res.returncode == 0, res.stderr
+    report = res.json
+    _assert_verdict(report)
+    unit = report["unit"]
+    assert unit["looping"] is True and unit["still_looping"] is True and unit["frozen"] is False
+    assert unit["lines"][0].startswith(("auto-restart loop", "restart loop")), unit["lines"]
+    assert any("still looping: run with --freeze" in line for line in unit["lines"])
+    assert unit["python"] == "/opt/venv/bin/python3"
+    assert unit["n_restarts"] >= 4 and unit["restart"] == "on-failure"
+    assert "HF_TOKEN=***" in unit["environment"] and "hf_not_a_real_token" not in res.stdout
+    # the attempts were fetched by invocation id, the kernel's window read too
+    purposes = [q["purpose"] for q in unit["journal_queries"]]
+    assert any("by invocation id" in p for p in purposes) and any("kernel" in p for p in purposes)
+    # nothing on the host changed: the loop goes on
+    container.wait_restarts(before + 1)
+    assert container.ssh("systemctl", "is-active", UNIT, check=False).stdout.strip() in ("activating", "active")
+
+
+def test_terminal_report_says_it_in_one_command(container: Container) -> None:
+    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), ssh_options=container.ssh_options_env)
+    assert res.returncode == 0, res.stderr
+    text = " ".join(res.stdout.split())
+    assert "RuntimeError: flashinfer-cubin version (0.6.3)" in text
+    assert "Worker_TP2" in text and FIX in text
+    assert "attempts failed with the same error" in text
+    assert "still looping" in text
+
+
+def test_unit_python_from_the_console_script_shebang(container: Container) -> None:
+    runner = SshRunner(parse_target(container.target()), extra_options=container.ssh_options)
+    state = read_unit_state(runner, "vllm-kimi-k25")
+    assert state.exec_start[0].path == "/opt/venv/bin/vllm"
+    assert state.python == "/opt/venv/bin/python3" == unit_python(state, runner) == unit_python(state)
+    assert state.systemd_version == 252
+
+
+def test_same_verdict_from_a_copied_journal(container: Container, tmp_path: Path) -> None:
+    journal = container.journal_dir()
+    copy = tmp_path / "journal"
+    shutil.copytree(journal, copy)
+    res = run_cli("diagnose", "vllm-kimi-k25", "--file", str(copy / "system.journal"), "-f", "json")
+    assert res.returncode == 0, res.stderr
+    report = res.json
+    _assert_verdict(report)
+    assert report["unit"]["state_source"] == "journal"
+    assert report["unit"]["python"] == "/opt/venv/bin/python3"
+    assert "restart" in report["unit"]["lines"][0]
+    res = run_cli("diagnose", "vllm-kimi-k25", "--directory", str(copy), "-f", "json")
+    assert res.returncode == 0, res.stderr
+    _assert_verdict(res.json)
+
+
+def test_user_without_journal_access_gets_one_line(container: Container) -> None:
+    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target("alice"), ssh_options=container.ssh_options_env)
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert "alice" in lines[0] and "systemd-journal" in lines[0] and "usermod -aG systemd-journal alice" in lines[0]
+
+
+def test_unknown_unit_suggests_the_close_name(container: Container) -> None:
+    res = run_cli("diagnose", "vllm-kimi-k2", "--host", container.target(), ssh_options=container.ssh_options_env)
+    assert res.returncode == 2
+    assert res.stderr.strip().count("\n") == 0, res.stderr
+    assert "vllm-kimi-k2.service is not known" in res.stderr and "did you mean vllm-kimi-k25.service?" in res.stderr
+
+
+def test_freeze_stops_the_loop_and_says_so(container: Container) -> None:
+    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "--freeze", "-f", "json",
+                  ssh_options=container.ssh_options_env)
+    assert res.returncode == 0, res.stderr
+    assert f"ssh {container.target()} 'systemctl stop {UNIT}'" in res.stderr  # the exact command, said first
+    report = res.json
+    _assert_verdict(report)
+    unit = report["unit"]
+    assert unit["frozen"] is True and unit["still_looping"] is False
+    assert unit["lines"][0].startswith("stopped by crashdoc --freeze (was: ")
+    assert not any("still looping" in line for line in unit["lines"])
+    assert container.ssh("systemctl", "is-active", UNIT, check=False).stdout.strip() == "inactive"
