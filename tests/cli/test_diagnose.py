@@ -81,7 +81,7 @@ def test_hostile_inputs_give_a_report_never_a_traceback(tmp_path: Path) -> None:
         "invalid-utf8": b"\xff\xfeRuntimeError: bad \xc3\x28 bytes\n",
         "long-line": b"INFO a\n" + b"x" * (50 << 20) + b"\nValueError: after a 50 MB line\n",
         "nul-bytes": b"\x00" * 1000 + b"\nRuntimeError: after NULs\n",
-        "truncated-gzip": gzip.compress(b"RuntimeError: inside gzip\n" * 2000)[:300],
+        "truncated-gzip": gzip.compress(b"RuntimeError: inside gzip\n" * 2000)[:120],
         "empty": b"",
     }
     for name, data in cases.items():

@@ -86,7 +86,8 @@ class AttemptTracker:
         return att.index
 
     def _manager(self, att: AttemptState, line: LogLine, text: str) -> None:
-        if _START.search(text.split(": ", 1)[-1]) and (att.content or att.closed):
+        same_invocation = line.invocation is not None and line.invocation == att.invocation
+        if _START.search(text.split(": ", 1)[-1]) and (att.content or att.closed) and not same_invocation:
             self._new(line)
             return
         m = _EXITED.search(text)

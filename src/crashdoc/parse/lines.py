@@ -49,6 +49,7 @@ _ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z
 _SYSLOG = re.compile(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
+_CRI = re.compile(r"(?:stdout|stderr) [FP] ")
 _JOURNAL_ID = re.compile(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
 _FASTCHAT = re.compile(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
 _DMESG = re.compile(r"\[\s*\d+\.\d+\] ")
@@ -89,6 +90,10 @@ def _outer(s: str, f: dict[str, Any]) -> str:
         if m:
             f.setdefault("ts", m.group("ts"))
             s = s[m.end():]
+            c = _CRI.match(s)
+            if c:  # containerd/CRI-O log file: "<ts> stdout|stderr F|P <text>" (P: a piece of a split line)
+                s = s[c.end():]
+                continue
             j = _JOURNAL_ID.match(s)
             if j and (j.group("pid") or j.group("ident") == "kernel") and j.group("host") not in _LEVEL_WORDS:
                 _take_journal(j, f)

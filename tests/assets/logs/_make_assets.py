@@ -53,6 +53,12 @@ def vts(t: dt.datetime) -> str:
     return t.strftime("%m-%d %H:%M:%S")
 
 
+def mmss(sec: float) -> str:
+    """tqdm's elapsed/remaining format."""
+    sec = int(sec)
+    return f"{sec // 60:02d}:{sec % 60:02d}"
+
+
 def journal_short(recs: list[Rec], host: str) -> str:
     out = []
     for r in recs:
@@ -277,7 +283,7 @@ class V1:
             el = i * 0.9
             rem = (shards - i) * 0.9
             self.raw(f"({proc} pid={pid}) Loading safetensors checkpoint shards: {100 * i // shards:3d}% Completed "
-                     f"| {i}/{shards} [00:{int(el):02d}<00:{int(rem):02d},  {1 / 0.9:.2f}it/s]", stream="stderr")
+                     f"| {i}/{shards} [{mmss(el)}<{mmss(rem)},  {1 / 0.9:.2f}it/s]", stream="stderr")
         self.raw(f"({proc} pid={pid}) ", stream="stderr")
 
     def compile_single(self) -> None:
@@ -433,7 +439,7 @@ def asset_journal_short_kv_cache() -> None:
             c.tick(0, 0.05)
             v.w(k, "INFO", "cuda.py:366", "Using Flash Attention backend on V1 engine.")
         v.w(0, "INFO", "weight_utils.py:392", "Using model weights format ['*.safetensors']")
-        v.progress("Worker_TP0", wp[0], 17)
+        v.progress("Worker_TP0", wp[0], 9)
         for k in range(4):
             c.tick(0, 0.2)
             v.w(k, "INFO", "gpu_model_runner.py:2653",
@@ -1647,3 +1653,1038 @@ def asset_tgi_flash_attn_cuda_unavailable() -> None:
                  "the shard's NotImplementedError is its consequence. Older TGI images print blank lines between "
                  "traceback frames; `Error: ShardCannotStart` (stderr) comes before the ERROR lines that explain it.",
     })
+
+
+def asset_ray_workerwrapper_nccl() -> None:
+    rng = random.Random(114)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    py = "/usr/lib/python3.10"
+    t = dt.datetime(2024, 8, 14, 9, 31, 2)
+    c = Clock(t, rng)
+    L: list[str] = []
+    model = "meta-llama/Meta-Llama-3.1-70B-Instruct"
+
+    def S(p: str) -> str:
+        return f"{site}/{p}"
+
+    def vl(prefix: str | None, level: str, where: str, msg: str) -> None:
+        head = f"{level} {vts(c.t)} {where}] {msg}"
+        L.append(f"{prefix} {head}" if prefix else head)
+    L.append(f"{c.t.strftime('%Y-%m-%d %H:%M:%S')},118\tINFO worker.py:1603 -- Connecting to existing Ray cluster at "
+             "address: 10.0.0.1:6379...")
+    L.append(f"{c.t.strftime('%Y-%m-%d %H:%M:%S')},127\tINFO worker.py:1788 -- Connected to Ray cluster.")
+    vl(None, "INFO", "llm_engine.py:176",
+       f"Initializing an LLM engine (v0.5.4) with config: model='{model}', speculative_config=None, "
+       f"tokenizer='{model}', skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, rope_scaling=None, "
+       "rope_theta=None, tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, "
+       "download_dir=None, load_format=LoadFormat.AUTO, tensor_parallel_size=8, pipeline_parallel_size=1, "
+       "disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, "
+       "quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig("
+       "guided_decoding_backend='outlines'), observability_config=ObservabilityConfig(otlp_traces_endpoint=None), "
+       f"seed=0, served_model_name={model}, use_v2_block_manager=False, enable_prefix_caching=False)")
+    c.tick(14, 18)
+    local = [2011, 2012, 2013]
+    remote = [2211, 2212, 2213, 2214]
+    vl(None, "INFO", "utils.py:841", "Found nccl from library libnccl.so.2")
+    vl(None, "INFO", "pynccl.py:63", "vLLM is using nccl==2.20.5")
+    vl(f"(RayWorkerWrapper pid={local[0]})", "INFO", "utils.py:841", "Found nccl from library libnccl.so.2")
+    vl(f"(RayWorkerWrapper pid={local[0]})", "INFO", "pynccl.py:63", "vLLM is using nccl==2.20.5")
+    vl(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2)", "INFO", "utils.py:841", "Found nccl from library libnccl.so.2")
+    vl(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2)", "INFO", "pynccl.py:63", "vLLM is using nccl==2.20.5")
+    c.tick(0.2, 0.5)
+    L.append(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2) node-b:{remote[0]}:2290 [0] NCCL INFO Bootstrap : "
+             "Using eth0:10.0.0.2<0>")
+    L.append(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2) node-b:{remote[0]}:2290 [0] NCCL INFO NET/Plugin : "
+             "dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found "
+             "(libnccl-net.so), using internal implementation")
+    c.tick(0.5, 1)
+    L.append(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2) node-b:{remote[0]}:2290 [0] misc/socket.cc:484 NCCL WARN "
+             "socketStartConnect: Connect to 10.0.0.1<45013> failed : Software caused connection abort")
+    L.append(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2) node-b:{remote[0]}:2290 [0] NCCL INFO "
+             "misc/socket.cc:565 -> 2")
+    L.append(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2) node-b:{remote[0]}:2290 [0] NCCL INFO "
+             "bootstrap.cc:274 -> 2")
+    c.tick(0.01, 0.05)
+    inner = ["Error executing method init_device. This might cause deadlock in distributed execution.",
+             "Traceback (most recent call last):"] + frames([
+        (S("vllm/worker/worker_base.py"), 456, "execute_method", "return executor(*args, **kwargs)"),
+        (S("vllm/worker/worker.py"), 132, "init_device",
+         "init_worker_distributed_environment(self.parallel_config, self.rank,"),
+        (S("vllm/worker/worker.py"), 348, "init_worker_distributed_environment",
+         "ensure_model_parallel_initialized(parallel_config.tensor_parallel_size,"),
+        (S("vllm/distributed/parallel_state.py"), 965, "ensure_model_parallel_initialized",
+         "initialize_model_parallel(tensor_model_parallel_size,"),
+        (S("vllm/distributed/parallel_state.py"), 931, "initialize_model_parallel", "_TP = init_model_parallel_group("),
+        (S("vllm/distributed/parallel_state.py"), 773, "init_model_parallel_group", "return GroupCoordinator("),
+        (S("vllm/distributed/parallel_state.py"), 154, "__init__", "self.pynccl_comm = PyNcclCommunicator("),
+        (S("vllm/distributed/device_communicators/pynccl.py"), 89, "__init__",
+         "self.comm: ncclComm_t = self.nccl.ncclCommInitRank("),
+        (S("vllm/distributed/device_communicators/pynccl_wrapper.py"), 244, "ncclCommInitRank",
+         'self.NCCL_CHECK(self._funcs["ncclCommInitRank"](ctypes.byref(comm),'),
+        (S("vllm/distributed/device_communicators/pynccl_wrapper.py"), 223, "NCCL_CHECK",
+         'raise RuntimeError(f"NCCL error: {error_str}")'),
+    ], py="3.10") + ["RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"]
+    for ln in inner:
+        vl(f"(RayWorkerWrapper pid={remote[0]}, ip=10.0.0.2)", "ERROR", "worker_base.py:464", ln)
+    vl(f"(RayWorkerWrapper pid={remote[1]}, ip=10.0.0.2)", "ERROR", "worker_base.py:464",
+       "Error executing method init_device. This might cause deadlock in distributed execution. "
+       "[repeated 3x across cluster]")
+    c.tick(0.3, 0.6)
+    # the driver (rank 0, no prefix) gets the remote failure through ray.get
+    tb = ["Traceback (most recent call last):"] + frames([
+        (f"{py}/runpy.py", 196, "_run_module_as_main", "return _run_code(code, main_globals, None,"),
+        (f"{py}/runpy.py", 86, "_run_code", "exec(code, run_globals)"),
+        (S("vllm/entrypoints/openai/api_server.py"), 370, "<module>", "asyncio.run(run_server(args))"),
+        (f"{py}/asyncio/runners.py", 44, "run", "return loop.run_until_complete(main)"),
+        (f"{py}/asyncio/base_events.py", 649, "run_until_complete", "return future.result()"),
+        (S("vllm/entrypoints/openai/api_server.py"), 343, "run_server",
+         "async with build_async_engine_client(args) as async_engine_client:"),
+        (f"{py}/contextlib.py", 199, "__aenter__", "return await anext(self.gen)"),
+        (S("vllm/entrypoints/openai/api_server.py"), 108, "build_async_engine_client",
+         "async_engine_client = AsyncLLMEngine.from_engine_args("),
+        (S("vllm/engine/async_llm_engine.py"), 466, "from_engine_args", "engine = cls("),
+        (S("vllm/engine/async_llm_engine.py"), 380, "__init__", "self.engine = self._init_engine(*args, **kwargs)"),
+        (S("vllm/engine/async_llm_engine.py"), 547, "_init_engine", "return engine_class(*args, **kwargs)"),
+        (S("vllm/engine/llm_engine.py"), 251, "__init__", "self.model_executor = executor_class("),
+        (S("vllm/executor/ray_gpu_executor.py"), 518, "__init__", "super().__init__(*args, **kwargs)"),
+        (S("vllm/executor/distributed_gpu_executor.py"), 26, "__init__", "super().__init__(*args, **kwargs)"),
+        (S("vllm/executor/executor_base.py"), 46, "__init__", "self._init_executor()"),
+        (S("vllm/executor/ray_gpu_executor.py"), 63, "_init_executor", "self._init_workers_ray(placement_group)"),
+        (S("vllm/executor/ray_gpu_executor.py"), 225, "_init_workers_ray", 'self._run_workers("init_device")'),
+        (S("vllm/executor/ray_gpu_executor.py"), 347, "_run_workers",
+         "ray_worker_outputs = ray.get(ray_worker_outputs)"),
+        (S("ray/_private/auto_init_hook.py"), 21, "auto_init_wrapper", "return fn(*args, **kwargs)"),
+        (S("ray/_private/client_mode_hook.py"), 103, "wrapper", "return func(*args, **kwargs)"),
+        (S("ray/_private/worker.py"), 2659, "get", "values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)"),
+        (S("ray/_private/worker.py"), 871, "get_objects", "raise value.as_instanceof_cause()"),
+    ], py="3.10")
+    tb.append(f"ray.exceptions.RayTaskError(RuntimeError): ray::RayWorkerWrapper.execute_method() (pid={remote[0]}, "
+              f"ip=10.0.0.2, actor_id=5c7f21b9e0d34a8f1e6a0b9d02000000, repr=<vllm.executor.ray_utils.RayWorkerWrapper "
+              "object at 0x7f3e2c1d9f90>)")
+    tb += frames([
+        (S("vllm/worker/worker_base.py"), 465, "execute_method", "raise e"),
+        (S("vllm/worker/worker_base.py"), 456, "execute_method", "return executor(*args, **kwargs)"),
+        (S("vllm/distributed/device_communicators/pynccl_wrapper.py"), 223, "NCCL_CHECK",
+         'raise RuntimeError(f"NCCL error: {error_str}")'),
+    ], py="3.10")
+    tb.append("RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)")
+    L.extend(tb)
+    c.tick(1, 2)
+    L.append(f"{c.t.strftime('%Y-%m-%d %H:%M:%S')},804\tERROR worker.py:409 -- Unhandled error (suppress with "
+             "'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::RayWorkerWrapper.execute_method() (pid=2212, ip=10.0.0.2, "
+             "actor_id=a0d19e33c7b41f5b2e8c6d7a02000000, repr=<vllm.executor.ray_utils.RayWorkerWrapper object at "
+             "0x7f8e6c2f1a50>)")
+    write("ray-multinode-rayworkerwrapper-nccl-connect-failed.log", "\n".join(L) + "\n", {
+        "key": "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+        "alt_keys": ["NCCL WARN socketStartConnect: Connect to 10.0.0.1<45013> failed"],
+        "category": "nccl_distributed", "process": "RayWorkerWrapper", "rank": None, "attempts": None,
+        "decoys": ["Error executing method init_device. This might cause deadlock in distributed execution.",
+                   "ray.exceptions.RayTaskError(RuntimeError)", "Unhandled error (suppress with",
+                   "[repeated 3x across cluster]"],
+        "notes": "vLLM 0.5.4 on a two-node Ray cluster (TP8 = 4+4 GPUs); worker prefixes "
+                 "`(RayWorkerWrapper pid=N, ip=10.0.0.2)` for the remote node, `(RayWorkerWrapper pid=N)` for "
+                 "local ones, nothing for the driver. A firewall between the nodes drops NCCL's bootstrap "
+                 "connection; the NCCL WARN line (NCCL_DEBUG=INFO) names the reason, the RuntimeError is the "
+                 "error; either is an acceptable root-cause line. The driver re-raises it inside RayTaskError.",
+    })
+
+
+def asset_kernel_oom_killer() -> None:
+    rng = random.Random(115)
+    host = "gpu-dev-2"
+    recs: list[Rec] = []
+    t = dt.datetime(2025, 11, 30, 3, 10, 4)
+    pid = 90104
+
+    def add(text: str, ident: str = "vllm", p: int = pid, dts: float = 0.0) -> None:
+        nonlocal t
+        t += dt.timedelta(seconds=dts)
+        recs.append(Rec(t, text, ident=ident, pid=p))
+    add("(root) CMD (test -x /etc/cron.daily/popularity-contest && /etc/cron.daily/popularity-contest --crond)",
+        "CRON", 90011)
+    add("INFO 11-30 03:10:05 api_server.py:528] vLLM API server version 0.6.4.post1", dts=1)
+    add("INFO 11-30 03:10:05 api_server.py:529] args: Namespace(host='0.0.0.0', port=8000, model='/srv/models/"
+        "Mixtral-8x7B-Instruct-v0.1', dtype='auto', max_model_len=32768, tensor_parallel_size=2, swap_space=64, "
+        "cpu_offload_gb=48, gpu_memory_utilization=0.92, enforce_eager=False)")
+    add("INFO 11-30 03:10:12 llm_engine.py:249] Initializing an LLM engine (v0.6.4.post1) with config: "
+        "model='/srv/models/Mixtral-8x7B-Instruct-v0.1', tensor_parallel_size=2, cpu_offload_gb=48, "
+        "dtype=torch.bfloat16, max_seq_len=32768", dts=7)
+    add("INFO 11-30 03:10:14 model_runner.py:1072] Starting to load model /srv/models/Mixtral-8x7B-Instruct-v0.1...",
+        dts=2)
+    add("Loading safetensors checkpoint shards:   0% Completed | 0/19 [00:00<?, ?it/s]")
+    for i in range(1, 12):
+        add(f"Loading safetensors checkpoint shards: {100 * i // 19:3d}% Completed | {i}/19 [{mmss(i * 6.1)}<"
+            f"{mmss((19 - i) * 6.1)},  6.1{i % 10}s/it]", dts=6.1)
+    add("Accepted publickey for ops from 10.1.4.22 port 51844 ssh2: ED25519 SHA256:mY3cR0wq1b8nY2l0s0J3b6dD7cU0",
+        "sshd", 91240, dts=3)
+    oom = [
+        "python3 invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, "
+        "oom_score_adj=0",
+        "CPU: 17 PID: 90104 Comm: python3 Not tainted 6.8.0-49-generic #49-Ubuntu",
+        "Hardware name: Supermicro SYS-4029GP-TRT/X11DPG-OT-CPU, BIOS 3.4 11/22/2022",
+        "Call Trace:",
+        " <TASK>",
+        " dump_stack_lvl+0x76/0xa0",
+        " dump_header+0x4a/0x240",
+        " oom_kill_process+0x10d/0x1b0",
+        " out_of_memory+0x103/0x340",
+        " __alloc_pages_slowpath.constprop.0+0xa0a/0xdb0",
+        " __alloc_pages+0x2ef/0x320",
+        " </TASK>",
+        "Mem-Info:",
+        "active_anon:31829441 inactive_anon:126231 isolated_anon:0",
+        "Tasks state (memory values in pages):",
+        "[  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name",
+        "[  90104]   998 90104 33125460 31702911 254877696        0             0 python3",
+        "[  90187]   998 90187   228113     8121   405504        0             0 python3",
+        "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-1,global_oom,"
+        "task_memcg=/system.slice/vllm.service,task=python3,pid=90104,uid=998",
+        "Out of memory: Killed process 90104 (python3) total-vm:132501840kB, anon-rss:126807300kB, file-rss:4344kB, "
+        "shmem-rss:0kB, UID:998 pgtables:248904kB oom_score_adj:0",
+    ]
+    for i, k in enumerate(oom):
+        add(k, "kernel", 0, dts=5 if i == 0 else 0)
+    add("vllm.service: A process of this unit has been killed by the OOM killer.", "systemd", 1, dts=0.3)
+    add("vllm.service: Main process exited, code=killed, status=9/KILL", "systemd", 1, dts=0.2)
+    add("vllm.service: Failed with result 'oom-kill'.", "systemd", 1)
+    add("vllm.service: Consumed 2min 31.884s CPU time, 121.1G memory peak, 0B memory swap peak.", "systemd", 1)
+    add("oom_reaper: reaped process 90104 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB", "kernel", 0,
+        dts=0.4)
+    write("journal-short.host-oom-killer-no-traceback.log", journal_short(recs, host), {
+        "key": "Out of memory: Killed process 90104 (python3)",
+        "category": "host_resources", "process": None, "rank": None, "attempts": 1,
+        "decoys": ["Failed with result 'oom-kill'", "code=killed, status=9/KILL", "Accepted publickey",
+                   "popularity-contest"],
+        "notes": "`journalctl --since '10 min ago'` (no unit filter, so kernel, cron and sshd lines are mixed in). "
+                 "vLLM 0.6.4 with --swap-space 64 --cpu-offload-gb 48 on a 128 GB host: the kernel OOM killer "
+                 "kills the server mid-load. No Python traceback at all.",
+    })
+
+
+def asset_compose_exit_137() -> None:
+    rng = random.Random(116)
+    t = dt.datetime(2025, 11, 30, 13, 44, 0)
+    c = Clock(t, rng)
+    v = V1(c, 1, 97, version="0.11.0", site="/usr/local/lib/python3.12/dist-packages")
+    c.tick(2, 3)
+    v.raw(f"INFO 11-30 {c.t.strftime('%H:%M:%S')} [__init__.py:216] Automatically detected platform cuda.")
+    model = "deepseek-ai/DeepSeek-R1-Distill-Llama-70B"
+    v.api_startup(model, "{'model_tag': 'deepseek-ai/DeepSeek-R1-Distill-Llama-70B', 'host': '0.0.0.0', 'model': "
+                         "'deepseek-ai/DeepSeek-R1-Distill-Llama-70B', 'max_model_len': 16384, 'cpu_offload_gb': 40, "
+                         "'tensor_parallel_size': 1}", "LlamaForCausalLM", 16384)
+    v.core_config(model, 1, 16384)
+    c.tick(1, 2)
+    v.e("INFO", "gpu_model_runner.py:2602", f"Starting to load model {model}...")
+    v.e("INFO", "cuda.py:366", "Using Flash Attention backend on V1 engine.")
+    v.e("INFO", "weight_utils.py:392", "Using model weights format ['*.safetensors']")
+    v.raw("(EngineCore_DP0 pid=97) Loading safetensors checkpoint shards:   0% Completed | 0/17 [00:00<?, ?it/s]")
+    for i in range(1, 10):
+        c.tick(6, 8)
+        v.raw(f"(EngineCore_DP0 pid=97) Loading safetensors checkpoint shards: {100 * i // 17:3d}% Completed | "
+              f"{i}/17 [{mmss(i * 6.8)}<{mmss((17 - i) * 6.8)},  6.8{i}s/it]")
+    out = ["[+] Running 1/1", " ✔ Container llm-vllm-1  Created                                                  0.1s",
+           "Attaching to vllm-1"]
+    out += [f"vllm-1  | {r.text}" for r in v.recs]
+    out.append("vllm-1 exited with code 137")
+    write("compose.vllm-sigkill-exit-137-no-traceback.log", "\n".join(out) + "\n", {
+        "key": "exited with code 137",
+        "category": "host_resources", "process": None, "rank": None, "attempts": None,
+        "decoys": [],
+        "notes": "docker compose up: the container has mem_limit: 48g and --cpu-offload-gb 40 pins the offloaded "
+                 "weights in host RAM, so the cgroup OOM killer SIGKILLs it while loading shards. No error line "
+                 "from vLLM at all: the only evidence is compose's exit code 137 (128+9).",
+    })
+
+
+def asset_sigsegv_core_dumped() -> None:
+    rng = random.Random(117)
+    host, unit = "inference-01", "vllm-gemma.service"
+    site = "/opt/vllm/.venv/lib/python3.12/site-packages"
+    recs: list[Rec] = []
+    t = dt.datetime(2025, 11, 30, 17, 5, 40)
+    for attempt, (api, dump) in enumerate([(61200, 61388), (61642, 61790)]):
+        recs.append(Rec(t, f"Started {unit} - vLLM Gemma.", ident="systemd", pid=1))
+        c = Clock(t, rng)
+        v = V1(c, api, api + 150, jpid=api, version="0.11.0")
+        v.api_startup("google/gemma-3-27b-it", "{'model_tag': 'google/gemma-3-27b-it', 'model': "
+                      "'google/gemma-3-27b-it', 'max_model_len': 32768, 'guided_decoding_backend': 'xgrammar'}",
+                      "Gemma3ForConditionalGeneration", 32768)
+        c.tick(0.3, 0.6)
+        fh = ["Fatal Python error: Segmentation fault", "",
+              "Thread 0x00007f2c1e7fc640 (most recent call first):",
+              f'  File "{PY312}/threading.py", line 359 in wait',
+              f'  File "{PY312}/threading.py", line 655 in wait',
+              f'  File "{site}/tqdm/_monitor.py", line 60 in run',
+              f'  File "{PY312}/threading.py", line 1075 in _bootstrap_inner',
+              f'  File "{PY312}/threading.py", line 1032 in _bootstrap', "",
+              "Current thread 0x00007f2d4a1c2740 (most recent call first):",
+              f'  File "{site}/xgrammar/compiler.py", line 133 in compile_builtin_json_grammar',
+              f'  File "{site}/vllm/v1/structured_output/backend_xgrammar.py", line 61 in __post_init__',
+              '  File "<string>", line 7 in __init__',
+              f'  File "{site}/vllm/v1/structured_output/__init__.py", line 101 in _init_backend',
+              f'  File "{site}/vllm/v1/engine/processor.py", line 84 in __init__',
+              f'  File "{site}/vllm/v1/engine/async_llm.py", line 121 in __init__',
+              f'  File "{site}/vllm/v1/engine/async_llm.py", line 207 in from_vllm_config',
+              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 225 in '
+              'build_async_engine_client_from_engine_args',
+              f'  File "{PY312}/contextlib.py", line 210 in __aenter__',
+              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 180 in build_async_engine_client',
+              f'  File "{site}/vllm/entrypoints/openai/api_server.py", line 1884 in run_server', "",
+              "Extension modules: numpy._core._multiarray_umath, numpy.linalg._umath_linalg, charset_normalizer.md, "
+              "yaml._yaml, markupsafe._speedups, psutil._psutil_linux, torch._C, torch._C._dynamo.autograd_compiler, "
+              "torch._C._dynamo.eval_frame, torch._C._dynamo.guards, torch._C._dynamo.utils, torch._C._fft, "
+              "torch._C._linalg, torch._C._nested, torch._C._nn, torch._C._sparse, torch._C._special, zmq.backend.cython"
+              "._zmq, msgspec._core, sentencepiece._sentencepiece, regex._regex, uvloop.loop, PIL._imaging, "
+              "xgrammar.xgrammar_bindings (total: 92)"]
+        v.rawblock(None, None, fh)   # faulthandler writes to fd 2 directly: no vLLM prefix
+        recs += v.recs
+        t = c.tick(0.5, 1)
+        recs.append(Rec(t, f"Process {api} (vllm) of user 998 dumped core.", ident="systemd-coredump", pid=dump))
+        recs.append(Rec(t, "", ident="systemd-coredump", pid=dump))
+        recs.append(Rec(t, "Stack trace of thread " + str(api) + ":", ident="systemd-coredump", pid=dump))
+        for i, (addr, sym) in enumerate([("0x00007f2c9b41a2d0", "n/a (libxgrammar_bindings.so + 0x21a2d0)"),
+                                         ("0x00007f2c9b3f8e14", "n/a (libxgrammar_bindings.so + 0x1f8e14)"),
+                                         ("0x00007f2d49f1b8a9", "n/a (python3.12 + 0x1b8a9)")]):
+            recs.append(Rec(t, f"#{i}  {addr} {sym}", ident="systemd-coredump", pid=dump))
+        recs.append(Rec(t, "ELF object binary architecture: AMD x86-64", ident="systemd-coredump", pid=dump))
+        t = systemd_fail(recs, t + dt.timedelta(seconds=0.2), unit, f"{9 + attempt}.{rng.randint(100, 999)}s",
+                         1 if attempt == 0 else None, rng, how="code=dumped, status=11/SEGV", result="core-dump",
+                         desc="vLLM Gemma")
+        t += dt.timedelta(milliseconds=4)
+    write("journal-short.vllm-sigsegv-core-dumped.log", journal_short(recs, host), {
+        "key": "Fatal Python error: Segmentation fault",
+        "alt_keys": ["code=dumped, status=11/SEGV", "dumped core."],
+        "category": "other", "process": None, "rank": None, "attempts": 2,
+        "decoys": ["Failed with result 'core-dump'"],
+        "notes": "journalctl -u (short), unit with PYTHONFAULTHANDLER=1: a native crash inside the xgrammar "
+                 "extension while the API server builds the structured-output backend. No Python exception; "
+                 "faulthandler's thread dump, systemd-coredump's stack and `code=dumped, status=11/SEGV` are "
+                 "the evidence. Category is 'other' (a native crash with no rule in the taxonomy).",
+    })
+
+
+def asset_tgi_sigill() -> None:
+    rng = random.Random(118)
+    t = dt.datetime(2024, 3, 6, 17, 53, 20, 912345)
+    L: list[str] = []
+
+    def lg(level: str, target: str, msg: str, d: float = 0.0) -> None:
+        nonlocal t
+        t += dt.timedelta(seconds=d)
+        L.append(f"{t.strftime('%Y-%m-%dT%H:%M:%S.')}{t.microsecond:06d}Z {level:>5} {target}text_generation_launcher: "
+                 f"{msg}")
+    lg("INFO", "", 'Args { model_id: "HuggingFaceH4/zephyr-7b-beta", speculator: None, dtype: None, '
+       "trust_remote_code: false, max_concurrent_requests: 128, max_best_of: 2, max_stop_sequences: 4, "
+       "max_top_n_tokens: 5, max_input_tokens: None, max_input_length: None, max_total_tokens: None, "
+       'waiting_served_ratio: 0.3, hostname: "0f4b2d9c31e7", port: 80, shard_uds_path: "/tmp/text-generation-server", '
+       'master_addr: "localhost", master_port: 29500, huggingface_hub_cache: Some("/data"), num_shard: None, '
+       "quantize: None, cuda_memory_fraction: 1.0, json_output: false, disable_custom_kernels: false }")
+    lg("INFO", "hf_hub: ", "Token file not found \"/root/.cache/huggingface/token\"", 0.001)
+    lg("INFO", "", "Default `max_input_tokens` to 4095", 0.2)
+    lg("INFO", "", "Default `max_total_tokens` to 4096", 0.0)
+    lg("INFO", "", "Default `max_batch_prefill_tokens` to 4145", 0.0)
+    lg("INFO", "", "Using default cuda graphs [1, 2, 4, 8, 16, 32]", 0.0)
+    lg("INFO", "download: ", "Starting check and download process for HuggingFaceH4/zephyr-7b-beta", 0.0)
+    lg("INFO", "download: ", "Successfully downloaded weights for HuggingFaceH4/zephyr-7b-beta", 3.9)
+    lg("INFO", "shard-manager: ", "Starting shard rank=0", 0.001)
+    lg("INFO", "shard-manager: ", "Waiting for shard to be ready... rank=0", 9.9)
+    lg("ERROR", "shard-manager: ", "Shard process was signaled to shutdown with signal 4 rank=0", 0.14)
+    L.append("Error: ShardCannotStart")
+    lg("ERROR", "", "Shard 0 failed to start", 0.01)
+    lg("INFO", "", "Shutting down shards", 0.0)
+    write("tgi-docker-shard-signal-4-sigill.log", "\n".join(L) + "\n", {
+        "key": "Shard process was signaled to shutdown with signal 4",
+        "category": "cpu_isa", "process": None, "rank": 0, "attempts": None,
+        "decoys": ["Error: ShardCannotStart", "Shard 0 failed to start"],
+        "notes": "docker logs of TGI 2.x on a VM whose virtual CPU lacks AVX2/AVX-512: the shard dies of SIGILL "
+                 "(signal 4) before Python prints anything. rank=0 is on the root-cause line itself.",
+    })
+
+
+def asset_v0_watchdog_after_rank_died() -> None:
+    rng = random.Random(119)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    t = dt.datetime(2024, 10, 28, 13, 58, 40)
+    c = Clock(t, rng)
+    L: list[str] = []
+
+    def S(p: str) -> str:
+        return f"{site}/{p}"
+
+    def vl(prefix: str | None, level: str, where: str, msg: str) -> None:
+        head = f"{level} {vts(c.t)} {where}] {msg}"
+        L.append(f"{prefix} {head}" if prefix else head)
+    # steady state: metrics + access log
+    for i in range(30):
+        c.tick(2, 9)
+        if i % 5 == 4:
+            vl(None, "INFO", "metrics.py:349",
+               f"Avg prompt throughput: {rng.uniform(2000, 9000):.1f} tokens/s, Avg generation throughput: "
+               f"{rng.uniform(300, 900):.1f} tokens/s, Running: {rng.randint(20, 60)} reqs, Swapped: 0 reqs, Pending: "
+               f"{rng.randint(0, 9)} reqs, GPU KV cache usage: {rng.uniform(60, 97):.1f}%, CPU KV cache usage: 0.0%.")
+        else:
+            L.append(f"INFO:     10.8.0.{rng.randint(2, 60)}:{rng.randint(30000, 65000)} - \"POST /v1/completions "
+                     "HTTP/1.1\" 200 OK")
+    c.tick(1, 3)
+    w = "(VllmWorkerProcess pid=1161)"
+    tb = ["Exception in worker VllmWorkerProcess while processing method start_worker_execution_loop.",
+          "Traceback (most recent call last):"] + frames([
+        (S("vllm/executor/multiproc_worker_utils.py"), 224, "_run_worker_process",
+         "output = executor(*args, **kwargs)"),
+        (S("torch/utils/_contextlib.py"), 116, "decorate_context", "return func(*args, **kwargs)"),
+        (S("vllm/worker/worker_base.py"), 88, "start_worker_execution_loop", "output = self.execute_model("),
+        (S("vllm/worker/worker_base.py"), 327, "execute_model", "output = self.model_runner.execute_model("),
+        (S("torch/utils/_contextlib.py"), 116, "decorate_context", "return func(*args, **kwargs)"),
+        (S("vllm/worker/model_runner.py"), 1709, "execute_model", "output: SamplerOutput = self.model.sample("),
+        (S("vllm/model_executor/models/llama.py"), 579, "sample",
+         "next_tokens = self.sampler(logits, sampling_metadata)"),
+        (S("torch/nn/modules/module.py"), 1553, "_wrapped_call_impl", "return self._call_impl(*args, **kwargs)"),
+        (S("torch/nn/modules/module.py"), 1562, "_call_impl", "return forward_call(*args, **kwargs)"),
+        (S("vllm/model_executor/layers/sampler.py"), 287, "forward",
+         "logprobs = torch.log_softmax(logits, dim=-1, dtype=torch.float)"),
+    ], py="3.10") + ["torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 2 has a total capacity "
+                     "of 79.15 GiB of which 2.87 GiB is free. Process 88213 has 76.27 GiB memory in use. Of the "
+                     "allocated memory 71.02 GiB is allocated by PyTorch, and 3.66 GiB is reserved by PyTorch but "
+                     "unallocated. If reserved but unallocated memory is large try setting "
+                     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+                     "Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)", ""]
+    for ln in tb:
+        vl(w, "ERROR", "multiproc_worker_utils.py:231", ln)
+    # traffic goes on for a while; then the NCCL watchdog of the other ranks fires (600 s timeout)
+    for i in range(6):
+        c.tick(1, 4)
+        L.append(f"INFO:     10.8.0.{rng.randint(2, 60)}:{rng.randint(30000, 65000)} - \"POST /v1/completions "
+                 "HTTP/1.1\" 200 OK")
+    vl(None, "INFO", "metrics.py:349", "Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 0.0 tokens/s, "
+       "Running: 41 reqs, Swapped: 0 reqs, Pending: 17 reqs, GPU KV cache usage: 88.2%, CPU KV cache usage: 0.0%.")
+    c.t += dt.timedelta(seconds=600)
+    seq = 482113
+    wd = ("Watchdog caught collective operation timeout: WorkNCCL(SeqNum={s}, OpType=ALLREDUCE, NumelIn=65536, "
+          "NumelOut=65536, Timeout(ms)=600000) ran for 600{ms} milliseconds before timing out.")
+    for r in (1, 3, 0):
+        c.tick(0, 0.01)
+        L.append(f"[rank{r}]:[E{c.t.strftime('%m%d %H:%M:%S')}.{rng.randint(10**8, 10**9 - 1)} "
+                 f"ProcessGroupNCCL.cpp:607] [Rank {r}] " + wd.format(s=seq, ms=rng.randint(10, 99)))
+    for r in (1, 3, 0):
+        ts = f"[rank{r}]:[E{c.t.strftime('%m%d %H:%M:%S')}.{rng.randint(10**8, 10**9 - 1)} "
+        L.append(ts + f"ProcessGroupNCCL.cpp:1664] [PG 3 Rank {r}] Exception (either an error or timeout) detected by "
+                      f"watchdog at work: {seq}, last enqueued NCCL work: {seq}, last completed NCCL work: {seq - 1}.")
+        L.append(ts + f"ProcessGroupNCCL.cpp:621] [Rank {r}] Some NCCL operations have failed or timed out. Due to the "
+                      "asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/"
+                      "incomplete data.")
+        L.append(ts + f"ProcessGroupNCCL.cpp:627] [Rank {r}] To avoid data inconsistency, we are taking the entire "
+                      "process down.")
+    L.append(f"[rank0]:[E{c.t.strftime('%m%d %H:%M:%S')}.{rng.randint(10**8, 10**9 - 1)} ProcessGroupNCCL.cpp:1515] "
+             "[PG 3 Rank 0] Process group watchdog thread terminated with exception: [Rank 0] "
+             + wd.format(s=seq, ms=21))
+    L.append("Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:609 (most "
+             "recent call first):")
+    for i, fn in enumerate([
+            "c10::Error::Error(c10::SourceLocation, std::string) + 0x96",
+            "c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, "
+            "1000l> > >) + 0x1d2",
+            "c10d::ProcessGroupNCCL::watchdogHandler() + 0x233",
+            "c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x14d",
+            "<unknown function> + 0xd3b75", "<unknown function> + 0x94ac3", "clone + 0x44"]):
+        lib = ["libc10.so", "libtorch_cuda.so", "libtorch_cuda.so", "libtorch_cuda.so",
+               "/lib/x86_64-linux-gnu/libstdc++.so.6", "/lib/x86_64-linux-gnu/libc.so.6",
+               "/lib/x86_64-linux-gnu/libc.so.6"][i]
+        lib = lib if lib.startswith("/") else f"{site}/torch/lib/{lib}"
+        L.append(f"frame #{i}: {fn} (0x7f{rng.getrandbits(40):010x} in {lib})")
+    L.append("")
+    L.append("terminate called after throwing an instance of 'c10::DistBackendError'")
+    L.append("  what():  [PG 3 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] "
+             + wd.format(s=seq, ms=47))
+    c.tick(1, 2)
+    vl(None, "ERROR", "multiproc_worker_utils.py:116", "Worker VllmWorkerProcess pid 1160 died, exit code: -6")
+    vl(None, "INFO", "multiproc_worker_utils.py:120", "Killing local vLLM worker processes")
+    c.tick(0.5, 1)
+    vl(None, "ERROR", "engine.py:158", "AsyncEngineDeadError('Background loop has errored already.')")
+    for _ in range(3):
+        L.append(f"INFO:     10.8.0.{rng.randint(2, 60)}:{rng.randint(30000, 65000)} - \"POST /v1/completions "
+                 "HTTP/1.1\" 500 Internal Server Error")
+    L.append("Aborted (core dumped)")
+    write("vllm063-v0-nccl-watchdog-after-one-rank-died-first.log", "\n".join(L) + "\n", {
+        "key": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB. GPU 2",
+        "category": "gpu_oom", "process": "VllmWorkerProcess", "rank": None, "attempts": None,
+        "decoys": ["Watchdog caught collective operation timeout",
+                   "Process group watchdog thread terminated with exception",
+                   "terminate called after throwing an instance of 'c10::DistBackendError'",
+                   "died, exit code: -6", "AsyncEngineDeadError", "500 Internal Server Error",
+                   "Exception in worker VllmWorkerProcess while processing method",
+                   "Some NCCL operations have failed or timed out", "Aborted (core dumped)"],
+        "notes": "Plain docker logs of vLLM 0.6.3 V0 (multiprocessing backend, TP4, rank 0 in the engine process "
+                 "without prefix). At runtime the worker on GPU 2 runs out of memory in the sampler and stops "
+                 "taking part in collectives; ten minutes later the NCCL watchdog of the other ranks times out "
+                 "and aborts the process. The watchdog lines are many, later and louder, and are consequences.",
+    })
+
+
+def asset_chained_gated_repo() -> None:
+    rng = random.Random(120)
+    site = "/usr/local/lib/python3.12/dist-packages"
+    t = dt.datetime(2025, 11, 30, 16, 12, 40)
+    c = Clock(t, rng)
+    v = V1(c, 1, 0, version="0.11.0", site=site)
+    S, P = v.S, v.pylib
+    c.tick(2, 3)
+    v.raw(f"INFO 11-30 {c.t.strftime('%H:%M:%S')} [__init__.py:216] Automatically detected platform cuda.")
+    c.tick(2, 3)
+    v.a("INFO", "api_server.py:1839", "vLLM API server version 0.11.0")
+    v.a("INFO", "utils.py:233", "non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', 'host': "
+                                "'0.0.0.0', 'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 32768}")
+    url = "https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/resolve/main/config.json"
+    rid = "Root=1-674aa3c1-5e0b9f6a3c0d2b7e4a1f8c90;8b2f61d0-3c7e-4b0e-9f1a-2d5c6e7f8a9b"
+    tb = ["Traceback (most recent call last):"] + frames([
+        (S("huggingface_hub/utils/_http.py"), 409, "hf_raise_for_status", "response.raise_for_status()"),
+        (S("requests/models.py"), 1026, "raise_for_status", "raise HTTPError(http_error_msg, response=self)"),
+    ]) + [f"requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: {url}", "",
+          "The above exception was the direct cause of the following exception:", "",
+          "Traceback (most recent call last):"] + frames([
+        (S("transformers/utils/hub.py"), 479, "cached_files", "hf_hub_download("),
+        (S("huggingface_hub/utils/_validators.py"), 114, "_inner_fn", "return fn(*args, **kwargs)",
+         "fn(*args, **kwargs)"),
+        (S("huggingface_hub/file_download.py"), 1010, "hf_hub_download", "return _hf_hub_download_to_cache_dir(",
+         "_hf_hub_download_to_cache_dir("),
+        (S("huggingface_hub/file_download.py"), 1117, "_hf_hub_download_to_cache_dir",
+         "_raise_on_head_call_error(head_call_error, force_download, local_files_only)"),
+        (S("huggingface_hub/file_download.py"), 1658, "_raise_on_head_call_error", "raise head_call_error"),
+        (S("huggingface_hub/file_download.py"), 1546, "_get_metadata_or_catch_error",
+         "metadata = get_hf_file_metadata(", "get_hf_file_metadata("),
+        (S("huggingface_hub/utils/_validators.py"), 114, "_inner_fn", "return fn(*args, **kwargs)",
+         "fn(*args, **kwargs)"),
+        (S("huggingface_hub/file_download.py"), 1463, "get_hf_file_metadata", "r = _request_wrapper(",
+         "_request_wrapper("),
+        (S("huggingface_hub/file_download.py"), 286, "_request_wrapper", "response = _request_wrapper(",
+         "_request_wrapper("),
+        (S("huggingface_hub/file_download.py"), 310, "_request_wrapper", "hf_raise_for_status(response)"),
+        (S("huggingface_hub/utils/_http.py"), 426, "hf_raise_for_status", "raise _format(GatedRepoError, message, response) from e"),
+    ]) + [f"huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: {rid})", "",
+          f"Cannot access gated repo for url {url}.",
+          "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted. You must have access to it and be "
+          "authenticated to access it. Please log in.", "",
+          "The above exception was the direct cause of the following exception:", "",
+          "Traceback (most recent call last):"] + frames([
+        ("/usr/local/bin/vllm", 10, "<module>", "sys.exit(main())", "main()"),
+        (S("vllm/entrypoints/cli/main.py"), 54, "main", "args.dispatch_function(args)"),
+        (S("vllm/entrypoints/cli/serve.py"), 57, "cmd", "uvloop.run(run_server(args))"),
+        (S("uvloop/__init__.py"), 109, "run", "return __asyncio.run(", "__asyncio.run("),
+        (f"{P}/asyncio/runners.py", 194, "run", "return runner.run(main)", "runner.run(main)"),
+        (f"{P}/asyncio/runners.py", 118, "run", "return self._loop.run_until_complete(task)",
+         "self._loop.run_until_complete(task)"),
+        ("uvloop/loop.pyx", 1518, "uvloop.loop.Loop.run_until_complete"),
+        (S("uvloop/__init__.py"), 61, "wrapper", "return await main", "await main"),
+        (S("vllm/entrypoints/openai/api_server.py"), 1884, "run_server",
+         "await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)"),
+        (S("vllm/entrypoints/openai/api_server.py"), 1902, "run_server_worker",
+         "async with build_async_engine_client("),
+        (f"{P}/contextlib.py", 210, "__aenter__", "return await anext(self.gen)", "await anext(self.gen)"),
+        (S("vllm/entrypoints/openai/api_server.py"), 180, "build_async_engine_client",
+         "async with build_async_engine_client_from_engine_args("),
+        (f"{P}/contextlib.py", 210, "__aenter__", "return await anext(self.gen)", "await anext(self.gen)"),
+        (S("vllm/entrypoints/openai/api_server.py"), 206, "build_async_engine_client_from_engine_args",
+         "vllm_config = engine_args.create_engine_config(usage_context=usage_context)",
+         "engine_args.create_engine_config(usage_context=usage_context)"),
+        (S("vllm/engine/arg_utils.py"), 1186, "create_engine_config",
+         "model_config = self.create_model_config()", "self.create_model_config()"),
+        (S("vllm/engine/arg_utils.py"), 1045, "create_model_config", "return ModelConfig(", "ModelConfig("),
+        (S("pydantic/_internal/_dataclasses.py"), 123, "__init__",
+         "s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)"),
+        (S("vllm/config/model.py"), 455, "__post_init__", "hf_config = get_config(self.hf_config_path or self.model,",
+         "get_config(self.hf_config_path or self.model,"),
+        (S("vllm/transformers_utils/config.py"), 568, "get_config", "config_dict, _ = PretrainedConfig.get_config_dict(",
+         "PretrainedConfig.get_config_dict("),
+        (S("transformers/configuration_utils.py"), 662, "get_config_dict",
+         "config_dict, kwargs = cls._get_config_dict(pretrained_model_name_or_path, **kwargs)",
+         "cls._get_config_dict(pretrained_model_name_or_path, **kwargs)"),
+        (S("transformers/configuration_utils.py"), 721, "_get_config_dict", "resolved_config_file = cached_file(",
+         "cached_file("),
+        (S("transformers/utils/hub.py"), 322, "cached_file", "file = cached_files(path_or_repo_id=path_or_repo_id, "
+         "filenames=[filename], **kwargs)", "cached_files(path_or_repo_id=path_or_repo_id, filenames=[filename], **kwargs)"),
+        (S("transformers/utils/hub.py"), 543, "cached_files", "raise OSError("),
+    ]) + ["OSError: You are trying to access a gated repo.",
+          "Make sure to have access to it at https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct.",
+          f"401 Client Error. (Request ID: {rid})", "",
+          f"Cannot access gated repo for url {url}.",
+          "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted. You must have access to it and be "
+          "authenticated to access it. Please log in."]
+    v.rawblock("APIServer", 1, tb)
+    out = [f"{rfc3339nano(r.t, rng)} {r.text}" for r in v.recs]
+    write("chained-direct-cause.vllm-gated-repo-401-no-token.log", "\n".join(out) + "\n", {
+        "key": "401 Client Error",
+        "alt_keys": ["You are trying to access a gated repo", "Access to model meta-llama/Llama-3.1-8B-Instruct is restricted"],
+        "category": "model_files", "process": "APIServer", "rank": None, "attempts": None,
+        "decoys": [],
+        "notes": "docker logs -t of vLLM 0.11 without HF_TOKEN for a gated model: a three-link chain joined by "
+                 "'The above exception was the direct cause of the following exception:' (HTTPError -> "
+                 "GatedRepoError -> OSError). The first link is the cause; the later ones restate it, so any "
+                 "of them is a hit, but the exception lines of the chain are multi-line messages.",
+    })
+
+
+def asset_during_handling_benign_probe() -> None:
+    rng = random.Random(121)
+    site = "/usr/local/lib/python3.10/dist-packages"
+    t = dt.datetime(2025, 6, 21, 5, 7, 19)
+    L: list[str] = []
+
+    def S(p: str) -> str:
+        return f"{site}/{p}"
+
+    def gs(level: str, who: str, msg: str) -> None:
+        L.append(f"{t.strftime('%Y-%m-%dT%H:%M:%S')}+00:00 - gpustack.worker.backends.{who} - {level} - {msg}")
+    gs("INFO", "base", "Preparing model files...")
+    gs("INFO", "base", "Model files are ready.")
+    gs("INFO", "vllm", "Starting vllm server")
+    t += dt.timedelta(seconds=5)
+    L.append(f"INFO 06-21 {t.strftime('%H:%M:%S')} [__init__.py:239] Automatically detected platform cuda.")
+    L += ["Traceback (most recent call last):"] + frames([
+        (S("vllm/platforms/cuda.py"), 458, "<module>", "from sphinx.ext.autodoc.mock import _MockModule"),
+    ], py="3.10") + ["ModuleNotFoundError: No module named 'sphinx'", "",
+                     "During handling of the above exception, another exception occurred:", "",
+                     "Traceback (most recent call last):"] + frames([
+        ("/usr/local/bin/vllm", 5, "<module>", "from vllm.entrypoints.cli.main import main"),
+        (S("vllm/__init__.py"), 12, "<module>", "from vllm.engine.arg_utils import AsyncEngineArgs, EngineArgs"),
+        (S("vllm/engine/arg_utils.py"), 18, "<module>",
+         "from vllm.config import (BlockSize, CacheConfig, CacheDType, CompilationConfig,"),
+        (S("vllm/config.py"), 37, "<module>", "from vllm.transformers_utils.config import ("),
+        (S("vllm/transformers_utils/config.py"), 31, "<module>", "from vllm.transformers_utils.utils import check_gguf_file"),
+        (S("vllm/transformers_utils/utils.py"), 9, "<module>", "from vllm.utils import make_async"),
+        (S("vllm/utils.py"), 1383, "<module>", "from vllm.platforms import current_platform"),
+        (S("vllm/platforms/__init__.py"), 276, "__getattr__", "_current_platform = resolve_obj_by_qualname("),
+        (S("vllm/utils.py"), 2008, "resolve_obj_by_qualname", "module = importlib.import_module(module_name)"),
+        ("/usr/lib/python3.10/importlib/__init__.py", 126, "import_module",
+         "return _bootstrap._gcd_import(name[level:], package, level)"),
+        (S("vllm/platforms/cuda.py"), 462, "<module>", "CudaPlatform.log_warnings()"),
+        (S("vllm/platforms/cuda.py"), 41, "wrapper", "pynvml.nvmlInit()"),
+        (S("pynvml.py"), 2248, "nvmlInit", "nvmlInitWithFlags(0)"),
+        (S("pynvml.py"), 2231, "nvmlInitWithFlags", "_nvmlCheckReturn(ret)"),
+        (S("pynvml.py"), 979, "_nvmlCheckReturn", "raise NVMLError(ret)"),
+    ], py="3.10") + ["pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded"]
+    t += dt.timedelta(seconds=2)
+    gs("ERROR", "base", "Failed to run the vllm server: Process exited with code 1")
+    gs("INFO", "base", "Model instance qwen2.5-32b-instruct-awq-0 is in error state, restarting in 10 seconds")
+    write("during-handling.vllm085-benign-sphinx-probe-nvml-driver-not-loaded.log", "\n".join(L) + "\n", {
+        "key": "NVMLError_DriverNotLoaded: Driver Not Loaded",
+        "category": "gpu_unavailable", "process": None, "rank": None, "attempts": None,
+        "decoys": ["ModuleNotFoundError: No module named 'sphinx'", "Failed to run the vllm server",
+                   "is in error state, restarting"],
+        "notes": "GPUStack worker log around vLLM 0.8.5: the first exception is vLLM's expected import probe for "
+                 "sphinx (caught); 'During handling of the above exception, another exception occurred' then "
+                 "shows the real error, raised by NVML in the except branch: the NVIDIA kernel module is not "
+                 "loaded (after a kernel upgrade without a DKMS rebuild).",
+    })
+
+
+def asset_py313_carets() -> None:
+    rng = random.Random(122)
+    site = "/home/dev/.local/share/uv/venvs/vllm/lib/python3.13/site-packages"
+    t = dt.datetime(2025, 11, 30, 19, 30, 5)
+    c = Clock(t, rng)
+    v = V1(c, 52110, 52266, version="0.11.0", site=site, pylib="/usr/lib/python3.13")
+    S = v.S
+    model = "/data/ckpt/llama3-8b-longctx-sft"
+    v.api_startup(model, "{'model_tag': '/data/ckpt/llama3-8b-longctx-sft', 'model': "
+                         "'/data/ckpt/llama3-8b-longctx-sft', 'max_model_len': 65536}", "LlamaForCausalLM", 65536)
+    v.core_config(model, 1, 65536)
+    c.tick(1, 2)
+    v.e("INFO", "gpu_model_runner.py:2602", f"Starting to load model {model}...")
+    v.e("INFO", "gpu_model_runner.py:2634", "Loading model from scratch...")
+    v.e("INFO", "cuda.py:366", "Using Flash Attention backend on V1 engine.")
+    c.tick(0.2, 0.5)
+    # Python 3.13 traceback: ~ and ^ carets, `...<N lines>...` elisions of long call expressions
+    inner = frames([
+        (S("vllm/v1/engine/core.py"), 83, "__init__", "self.model_executor = executor_class(vllm_config)"),
+        (S("vllm/executor/executor_base.py"), 55, "__init__", "self._init_executor()"),
+        (S("vllm/executor/uniproc_executor.py"), 55, "_init_executor", "self.collective_rpc(\"load_model\")"),
+    ]) + [
+        f'  File "{S("vllm/executor/uniproc_executor.py")}", line 83, in collective_rpc',
+        "    return [run_method(self.driver_worker, method, args, kwargs)]",
+        "            ~~~~~~~~~~^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{S("vllm/utils/__init__.py")}", line 3122, in run_method',
+        "    return func(*args, **kwargs)",
+        f'  File "{S("vllm/v1/worker/gpu_worker.py")}", line 213, in load_model',
+        "    self.model_runner.load_model(eep_scale_up=eep_scale_up)",
+        "    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{S("vllm/v1/worker/gpu_model_runner.py")}", line 2635, in load_model',
+        "    self.model = model_loader.load_model(",
+        "                 ~~~~~~~~~~~~~~~~~~~~~~~^",
+        "        vllm_config=self.vllm_config, model_config=self.model_config)",
+        "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{S("vllm/model_executor/model_loader/base_loader.py")}", line 45, in load_model',
+        "    model = initialize_model(vllm_config=vllm_config,",
+        "                             model_config=model_config)",
+        f'  File "{S("vllm/model_executor/model_loader/utils.py")}", line 63, in initialize_model',
+        "    return model_class(vllm_config=vllm_config, prefix=prefix)",
+        f'  File "{S("vllm/model_executor/models/llama.py")}", line 538, in __init__',
+        "    self.model = self._init_model(vllm_config=vllm_config,",
+        "                 ~~~~~~~~~~~~~~~~^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "                                  prefix=maybe_prefix(prefix, \"model\"),",
+        "                                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "                                  layer_type=layer_type)",
+        "                                  ^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{S("vllm/model_executor/models/llama.py")}", line 385, in __init__',
+        "    self.start_layer, self.end_layer, self.layers = make_layers(",
+        "                                                    ~~~~~~~~~~~^",
+        "        config.num_hidden_layers,",
+        "        ^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "    ...<2 lines>...",
+        "        prefix=f\"{prefix}.layers\",",
+        "        ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "    )",
+        "    ^",
+        f'  File "{S("vllm/model_executor/models/llama.py")}", line 299, in __init__',
+        "    self.self_attn = LlamaAttention(",
+        "                     ~~~~~~~~~~~~~~^",
+        "        config=config,",
+        "        ^^^^^^^^^^^^^^",
+        "    ...<12 lines>...",
+        "        attn_type=attn_type,",
+        "        ^^^^^^^^^^^^^^^^^^^^",
+        "    )",
+        "    ^",
+        f'  File "{S("vllm/model_executor/models/llama.py")}", line 177, in __init__',
+        "    self._init_rotary_emb(config,",
+        "    ~~~~~~~~~~~~~~~~~~~~~^^^^^^^^",
+        "                          rope_scaling=rope_scaling,",
+        "                          ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "                          quant_config=quant_config)",
+        "                          ^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        f'  File "{S("vllm/model_executor/models/llama.py")}", line 211, in _init_rotary_emb',
+        "    self.rotary_emb = get_rope(",
+        "                      ~~~~~~~~^",
+        "        self.head_dim,",
+        "        ^^^^^^^^^^^^^^",
+        "    ...<4 lines>...",
+        "        partial_rotary_factor=self.partial_rotary_factor,",
+        "        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "    )",
+        "    ^",
+        f'  File "{S("vllm/model_executor/layers/rotary_embedding/__init__.py")}", line 117, in get_rope',
+        "    scaling_type = rope_scaling[\"rope_type\"]",
+        "                   ~~~~~~~~~~~~^^^^^^^^^^^^^",
+        "KeyError: 'rope_type'",
+    ]
+    v.engine_failed(inner)
+    v.bin = "/home/dev/.local/share/uv/venvs/vllm/bin/vllm"
+    v.api_failed()
+    write("py313-carets.vllm-rope-scaling-missing-rope-type.log", plain(v.recs), {
+        "key": "KeyError: 'rope_type'",
+        "category": "model_config", "process": "EngineCore_DP0", "rank": None, "attempts": None,
+        "decoys": ["EngineCore failed to start.", "Engine core initialization failed. See root cause above",
+                   "Process EngineCore_DP0:", "...<12 lines>..."],
+        "notes": "Terminal output of vLLM 0.11 on Python 3.13: caret lines mix `~` and `^` "
+                 "(`~~~~~~~~~~~~^^^^^^^^^^^^^`) and long call expressions are elided as `...<N lines>...`. A "
+                 "fine-tuned checkpoint's config.json has rope_scaling={'factor': 8.0, "
+                 "'original_max_position_embeddings': 8192} with neither 'type' nor 'rope_type'.",
+    })
+
+
+def asset_exception_group() -> None:
+    rng = random.Random(123)
+    site = "/app/.venv/lib/python3.12/site-packages"
+    t = dt.datetime(2025, 11, 30, 7, 45, 10, 330000)
+    L: list[str] = []
+
+    def lg(level: str, msg: str, dts: float = 0.0) -> None:
+        nonlocal t
+        t += dt.timedelta(seconds=dts)
+        L.append(f"{t.strftime('%Y-%m-%d %H:%M:%S')},{t.microsecond // 1000:03d} {level:<8} [llm_gateway.app] {msg}")
+    lg("INFO", "llm-gateway 2.3.1 starting (engines: vllm, embeddings)")
+    lg("INFO", "HF_HUB_OFFLINE=1, cache at /models/hf")
+    lg("INFO", "loading engine 'chat' (Qwen/Qwen2.5-7B-Instruct) and engine 'embed' (BAAI/bge-m3)", 0.2)
+    lg("INFO", "engine 'embed' ready in 3.12 s", 3.1)
+
+    def p(prefix: str, lines: list[str]) -> list[str]:
+        return [f"{prefix}{ln}" if ln else prefix.rstrip() for ln in lines]
+    outer = ["+ Exception Group Traceback (most recent call last):"]
+    body = frames([
+        ("/app/.venv/bin/llm-gateway", 10, "<module>", "sys.exit(main())", "main()"),
+        (f"{site}/llm_gateway/cli.py", 61, "main", "asyncio.run(serve(cfg))"),
+        ("/usr/local/lib/python3.12/asyncio/runners.py", 194, "run", "return runner.run(main)", "runner.run(main)"),
+        ("/usr/local/lib/python3.12/asyncio/runners.py", 118, "run", "return self._loop.run_until_complete(task)",
+         "self._loop.run_until_complete(task)"),
+        ("/usr/local/lib/python3.12/asyncio/base_events.py", 691, "run_until_complete", "return future.result()",
+         "future.result()"),
+        (f"{site}/llm_gateway/cli.py", 44, "serve", "async with asyncio.TaskGroup() as tg:"),
+        ("/usr/local/lib/python3.12/asyncio/taskgroups.py", 145, "__aexit__", "raise me from None"),
+    ]) + ["ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)"]
+    sub = ["Traceback (most recent call last):"] + frames([
+        (f"{site}/transformers/utils/hub.py", 479, "cached_files", "hf_hub_download("),
+        (f"{site}/huggingface_hub/utils/_validators.py", 114, "_inner_fn", "return fn(*args, **kwargs)",
+         "fn(*args, **kwargs)"),
+        (f"{site}/huggingface_hub/file_download.py", 1010, "hf_hub_download",
+         "return _hf_hub_download_to_cache_dir(", "_hf_hub_download_to_cache_dir("),
+        (f"{site}/huggingface_hub/file_download.py", 1117, "_hf_hub_download_to_cache_dir",
+         "_raise_on_head_call_error(head_call_error, force_download, local_files_only)"),
+        (f"{site}/huggingface_hub/file_download.py", 1649, "_raise_on_head_call_error", "raise LocalEntryNotFoundError("),
+    ]) + ["huggingface_hub.errors.LocalEntryNotFoundError: Cannot find an appropriate cached snapshot folder for the "
+          "specified revision on the local disk and outgoing traffic has been disabled. To enable repo look-ups and "
+          "downloads online, pass 'local_files_only=False' as input.", "",
+          "The above exception was the direct cause of the following exception:", "",
+          "Traceback (most recent call last):"] + frames([
+        (f"{site}/llm_gateway/engines.py", 88, "start_chat_engine", "engine = AsyncLLM.from_engine_args(args)",
+         "AsyncLLM.from_engine_args(args)"),
+        (f"{site}/vllm/v1/engine/async_llm.py", 236, "from_engine_args",
+         "vllm_config = engine_args.create_engine_config(usage_context)",
+         "engine_args.create_engine_config(usage_context)"),
+        (f"{site}/vllm/engine/arg_utils.py", 1186, "create_engine_config",
+         "model_config = self.create_model_config()", "self.create_model_config()"),
+        (f"{site}/vllm/transformers_utils/config.py", 568, "get_config",
+         "config_dict, _ = PretrainedConfig.get_config_dict(", "PretrainedConfig.get_config_dict("),
+        (f"{site}/transformers/utils/hub.py", 322, "cached_file",
+         "file = cached_files(path_or_repo_id=path_or_repo_id, filenames=[filename], **kwargs)",
+         "cached_files(path_or_repo_id=path_or_repo_id, filenames=[filename], **kwargs)"),
+        (f"{site}/transformers/utils/hub.py", 553, "cached_files", "raise OSError("),
+    ]) + ["OSError: We couldn't connect to 'https://huggingface.co' to load the files, and couldn't find them in the "
+          "cached files.",
+          "Check your internet connection or see how to run the library in offline mode at "
+          "'https://huggingface.co/docs/transformers/installation#offline-mode'."]
+    lg("ERROR", "engine 'chat' failed to start; shutting down", 0.4)
+    L.append("  " + outer[0])
+    L += p("  | ", body)
+    L.append("  +-+---------------- 1 ----------------")
+    L += p("    | ", sub)
+    L.append("    +------------------------------------")
+    write("exception-group.gateway-hf-offline-snapshot-not-cached.log", "\n".join(L) + "\n", {
+        "key": "Cannot find an appropriate cached snapshot folder for the specified revision on the local disk",
+        "alt_keys": ["We couldn't connect to 'https://huggingface.co' to load the files"],
+        "category": "model_files", "process": None, "rank": None, "attempts": None,
+        "decoys": ["ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)",
+                   "engine 'chat' failed to start; shutting down"],
+        "notes": "kubectl logs of an in-house gateway that starts vLLM's AsyncLLM inside an asyncio.TaskGroup "
+                 "(Python 3.12): the error is printed as an exception group (`  + Exception Group Traceback`, "
+                 "frames behind `  | `, the sub-exception behind `    | ` with a chained cause inside). "
+                 "HF_HUB_OFFLINE=1 and the model was never downloaded into the cache.",
+    })
+
+
+def asset_truncated_traceback() -> None:
+    rng = random.Random(124)
+    site = "/usr/local/lib/python3.12/dist-packages"
+    t = dt.datetime(2025, 11, 30, 21, 4, 30)
+    c = Clock(t, rng)
+    v = V1(c, 1, 74, version="0.11.0", site=site)
+    S = v.S
+    model = "/models/Mistral-Small-3.2-24B-Instruct-2506"
+    c.tick(1, 2)
+    v.e("INFO", "gpu_model_runner.py:2602", f"Starting to load model {model}...")
+    v.e("INFO", "gpu_model_runner.py:2634", "Loading model from scratch...")
+    v.e("INFO", "cuda.py:366", "Using Flash Attention backend on V1 engine.")
+    v.e("INFO", "weight_utils.py:392", "Using model weights format ['*.safetensors']")
+    v.raw("(EngineCore_DP0 pid=74) Loading safetensors checkpoint shards:   0% Completed | 0/10 [00:00<?, ?it/s]")
+    c.tick(1, 2)
+    v.raw("(EngineCore_DP0 pid=74) Loading safetensors checkpoint shards:  10% Completed | 1/10 [00:01<00:11,  1.29s/it]")
+    c.tick(0.5, 1)
+    lines = ["EngineCore failed to start.", "Traceback (most recent call last):"] + frames([
+        (S("vllm/v1/engine/core.py"), 699, "run_engine_core", "engine_core = EngineCoreProc(*args, **kwargs)",
+         "EngineCoreProc(*args, **kwargs)"),
+        (S("vllm/v1/engine/core.py"), 498, "__init__", "super().__init__(vllm_config, executor_class, log_stats,"),
+        (S("vllm/v1/engine/core.py"), 83, "__init__", "self.model_executor = executor_class(vllm_config)",
+         "executor_class(vllm_config)"),
+        (S("vllm/executor/executor_base.py"), 55, "__init__", "self._init_executor()"),
+        (S("vllm/executor/uniproc_executor.py"), 55, "_init_executor", "self.collective_rpc(\"load_model\")"),
+        (S("vllm/executor/uniproc_executor.py"), 83, "collective_rpc",
+         "return [run_method(self.driver_worker, method, args, kwargs)]",
+         "run_method(self.driver_worker, method, args, kwargs)"),
+        (S("vllm/utils/__init__.py"), 3122, "run_method", "return func(*args, **kwargs)", "func(*args, **kwargs)"),
+        (S("vllm/v1/worker/gpu_worker.py"), 213, "load_model", "self.model_runner.load_model(eep_scale_up=eep_scale_up)"),
+        (S("vllm/v1/worker/gpu_model_runner.py"), 2635, "load_model", "self.model = model_loader.load_model(",
+         "model_loader.load_model("),
+        (S("vllm/model_executor/model_loader/base_loader.py"), 50, "load_model",
+         "self.load_weights(model, model_config)"),
+        (S("vllm/model_executor/model_loader/default_loader.py"), 273, "load_weights",
+         "loaded_weights = model.load_weights(", "model.load_weights("),
+        (S("vllm/model_executor/models/mistral3.py"), 612, "load_weights",
+         "return loader.load_weights(weights)", "loader.load_weights(weights)"),
+        (S("vllm/model_executor/models/utils.py"), 294, "load_weights",
+         "autoloaded_weights = set(self._load_module(\"\", self.module, weights))",
+         "self._load_module(\"\", self.module, weights)"),
+        (S("vllm/model_executor/models/utils.py"), 236, "_load_module",
+         "for child_prefix, child_weights in self._groupby_prefix(weights):",
+         "self._groupby_prefix(weights)"),
+        (S("vllm/model_executor/models/utils.py"), 125, "_groupby_prefix",
+         "for prefix, group in itertools.groupby(weights_by_parts,"),
+        (S("vllm/model_executor/models/utils.py"), 122, "<genexpr>",
+         "weights_by_parts = ((weight_name.split(\".\", 1), weight_data)"),
+        (S("vllm/model_executor/model_loader/default_loader.py"), 251, "get_all_weights",
+         "yield from self._get_weights_iterator(primary_weights)"),
+        (S("vllm/model_executor/model_loader/default_loader.py"), 235, "<genexpr>",
+         "return ((source.prefix + name, tensor)"),
+        (S("vllm/model_executor/model_loader/weight_utils.py"), 468, "safetensors_weights_iterator",
+         "with safe_open(st_file, framework=\"pt\") as f:"),
+    ])
+    v.block("EngineCore_DP0", 74, "ERROR", "core.py:708", lines)
+    write("truncated-traceback-no-exception-line.log", plain(v.recs), {
+        "key": "weight_utils.py\", line 468, in safetensors_weights_iterator",
+        "alt_keys": ["with safe_open(st_file, framework=\"pt\") as f:"],
+        "category": None, "process": "EngineCore_DP0", "rank": None, "attempts": None,
+        "decoys": ["EngineCore failed to start.", "Loading safetensors checkpoint shards"],
+        "notes": "`kubectl logs --tail=40` cut the paste: the engine core's traceback stops at its deepest frame "
+                 "(safetensors safe_open while loading shard 2 of 10) and the exception line is missing. There is "
+                 "an error, so a report is expected (exit 0), pointing at the deepest frame; category is not "
+                 "asserted (the likely cause, a corrupt or LFS-pointer shard, is not in the text).",
+    })
+
+
+def asset_crash_loop_12() -> None:
+    rng = random.Random(125)
+    host, unit, desc = "llm-prod-4", "vllm@qwen3-32b.service", "vLLM server for qwen3-32b"
+    recs: list[Rec] = []
+    t = dt.datetime(2025, 11, 30, 2, 0, 0, 400000)
+    site = "/srv/vllm/venv/lib/python3.12/site-packages"
+    path = "/srv/models/Qwen3-32B-AWQ "
+    pid = 18021
+    for attempt in range(12):
+        recs.append(Rec(t, f"Started {unit} - {desc}.", ident="systemd", pid=1))
+        c = Clock(t, rng)
+        v = V1(c, pid, 0, jpid=pid, version="0.11.0", site=site)
+        S, P = v.S, v.pylib
+        c.tick(4, 5)
+        v.raw(f"INFO 11-30 {c.t.strftime('%H:%M:%S')} [__init__.py:216] Automatically detected platform cuda.")
+        c.tick(2, 3)
+        v.a("INFO", "api_server.py:1839", "vLLM API server version 0.11.0")
+        v.a("INFO", "utils.py:233", f"non-default args: {{'model_tag': '{path}', 'host': '127.0.0.1', 'port': 8001, "
+                                    f"'model': '{path}', 'quantization': 'awq_marlin', 'max_model_len': 32768}}")
+        tb = ["Traceback (most recent call last):"] + frames([
+            ("/srv/vllm/venv/bin/vllm", 10, "<module>", "sys.exit(main())", "main()"),
+            (S("vllm/entrypoints/cli/main.py"), 54, "main", "args.dispatch_function(args)"),
+            (S("vllm/entrypoints/cli/serve.py"), 57, "cmd", "uvloop.run(run_server(args))"),
+            (S("uvloop/__init__.py"), 109, "run", "return __asyncio.run(", "__asyncio.run("),
+            (f"{P}/asyncio/runners.py", 194, "run", "return runner.run(main)", "runner.run(main)"),
+            (f"{P}/asyncio/runners.py", 118, "run", "return self._loop.run_until_complete(task)",
+             "self._loop.run_until_complete(task)"),
+            ("uvloop/loop.pyx", 1518, "uvloop.loop.Loop.run_until_complete"),
+            (S("uvloop/__init__.py"), 61, "wrapper", "return await main", "await main"),
+            (S("vllm/entrypoints/openai/api_server.py"), 1884, "run_server",
+             "await run_server_worker(listen_address, sock, args, **uvicorn_kwargs)"),
+            (S("vllm/entrypoints/openai/api_server.py"), 1902, "run_server_worker",
+             "async with build_async_engine_client("),
+            (f"{P}/contextlib.py", 210, "__aenter__", "return await anext(self.gen)", "await anext(self.gen)"),
+            (S("vllm/entrypoints/openai/api_server.py"), 170, "build_async_engine_client",
+             "engine_args = AsyncEngineArgs.from_cli_args(args)", "AsyncEngineArgs.from_cli_args(args)"),
+            (S("vllm/engine/arg_utils.py"), 1465, "from_cli_args", "engine_args = cls(", "cls("),
+            ("<string>", 173, "__init__"),
+            (S("vllm/engine/arg_utils.py"), 511, "__post_init__",
+             "self.model = get_model_path(self.model, self.revision)", "get_model_path(self.model, self.revision)"),
+            (S("vllm/transformers_utils/utils.py"), 101, "get_model_path",
+             "return snapshot_download(repo_id=model, **common_kwargs)",
+             "snapshot_download(repo_id=model, **common_kwargs)"),
+            (S("huggingface_hub/utils/_validators.py"), 106, "_inner_fn", "validate_repo_id(arg_value)"),
+            (S("huggingface_hub/utils/_validators.py"), 154, "validate_repo_id", "raise HFValidationError("),
+        ]) + [f"huggingface_hub.errors.HFValidationError: Repo id must be in the form 'repo_name' or "
+              f"'namespace/repo_name': '{path}'. Use `repo_type` argument if needed."]
+        v.rawblock("APIServer", pid, tb)
+        recs += v.recs
+        t = c.tick(0.3, 0.6)
+        last = attempt == 11
+        t = systemd_fail(recs, t, unit, f"{rng.uniform(7, 9):.3f}s", attempt + 1, rng, desc=desc)
+        if last:
+            recs.append(Rec(t, f"{unit}: Start request repeated too quickly.", ident="systemd", pid=1))
+            recs.append(Rec(t, f"{unit}: Failed with result 'exit-code'.", ident="systemd", pid=1))
+            recs.append(Rec(t, f"Failed to start {unit} - {desc}.", ident="systemd", pid=1))
+        t += dt.timedelta(milliseconds=rng.randint(2, 9))
+        pid += rng.randint(180, 420)
+    write("journal-short.vllm-crash-loop-12-attempts-model-path-trailing-space.log", journal_short(recs, host), {
+        "key": "Repo id must be in the form 'repo_name' or 'namespace/repo_name'",
+        "category": "model_files", "process": "APIServer", "rank": None, "attempts": 12,
+        "decoys": ["Start request repeated too quickly.", "Failed to start vllm@qwen3-32b.service",
+                   "Main process exited, code=exited, status=1/FAILURE"],
+        "notes": "journalctl -u (short) of a templated unit with Restart=on-failure, RestartSec=10, "
+                 "StartLimitBurst=12: twelve identical attempts (new PID each), then systemd gives up. The model "
+                 "path in the unit's drop-in has a trailing space, so it is not a directory and is taken for a "
+                 "hub repo id.",
+    })
+
+
+def asset_clean_no_error() -> None:
+    rng = random.Random(126)
+    host, unit = "gpu-node-12", "vllm.service"
+    recs: list[Rec] = []
+    t = dt.datetime(2025, 11, 30, 8, 0, 1)
+    recs.append(Rec(t, f"Started {unit} - vLLM (Qwen2.5-7B-Instruct).", ident="systemd", pid=1))
+    c = Clock(t, rng)
+    api, core = 3301, 3466
+    model = "Qwen/Qwen2.5-7B-Instruct"
+    v = V1(c, api, core, jpid=api, version="0.11.0")
+    c.tick(3, 4)
+    v.raw(f"INFO 11-30 {c.t.strftime('%H:%M:%S')} [__init__.py:216] Automatically detected platform cuda.")
+    v.raw(f"DEBUG 11-30 {c.t.strftime('%H:%M:%S')} [__init__.py:36] TPU platform is not available because: No module "
+          "named 'libtpu'")
+    v.api_startup(model, "{'model_tag': 'Qwen/Qwen2.5-7B-Instruct', 'port': 8000, 'model': "
+                         "'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 32768}", "Qwen2ForCausalLM", 32768)
+    v.a("WARNING", "system_utils.py:136",
+        "Found ulimit of 4096 and failed to automatically increase with error current limit exceeds maximum limit. "
+        "This can cause fd limit errors like `OSError: [Errno 24] Too many open files`. Consider increasing with "
+        "ulimit -n")
+    v.core_config(model, 1, 32768)
+    v.load_single(model, 4, 14.2488)
+    v.compile_single()
+    c.tick(2, 3)
+    v.e("INFO", "gpu_worker.py:298", "Available KV cache memory: 52.10 GiB")
+    v.e("INFO", "kv_cache_utils.py:1087", "GPU KV cache size: 975,616 tokens")
+    v.e("INFO", "kv_cache_utils.py:1091", "Maximum concurrency for 32,768 tokens per request: 29.77x")
+    for pct, n in [(6, 4), (34, 23), (67, 45), (100, 67)]:
+        c.tick(1, 2)
+        v.raw(f"(EngineCore_DP0 pid={core}) Capturing CUDA graphs (mixed prefill-decode, PIECEWISE): {pct:3d}%|"
+              f"{'█' * (pct // 10)}{' ' * (10 - pct // 10)}| {n}/67 [00:{n // 7:02d}<00:{(67 - n) // 7:02d}, "
+              f"{rng.uniform(6, 8):5.2f}it/s]", stream="stderr")
+    v.e("INFO", "gpu_model_runner.py:3480", "Graph capturing finished in 10 secs, took 0.49 GiB")
+    v.e("INFO", "core.py:210", "init engine (profile, create kv cache, warmup model) took 52.04 seconds")
+    c.tick(0.5, 1)
+    v.a("INFO", "loggers.py:147", "Engine 000: vllm cache_config_info with initialization after num_gpu_blocks is: 60976")
+    v.a("INFO", "api_server.py:1634", "Supported_tasks: ['generate']")
+    v.a("INFO", "api_server.py:1912", "Starting vLLM API server 0 on http://0.0.0.0:8000")
+    v.a("INFO", "launcher.py:34", "Available routes are:")
+    for route, meth in [("/openapi.json", "HEAD, GET"), ("/docs", "HEAD, GET"), ("/health", "GET"),
+                        ("/tokenize", "POST"), ("/v1/models", "GET"), ("/version", "GET"),
+                        ("/v1/chat/completions", "POST"), ("/v1/completions", "POST"), ("/metrics", "GET")]:
+        v.a("INFO", "launcher.py:42", f"Route: {route}, Methods: {meth}")
+    v.raw(f"(APIServer pid={api}) INFO:     Started server process [{api}]")
+    v.raw(f"(APIServer pid={api}) INFO:     Waiting for application startup.")
+    v.raw(f"(APIServer pid={api}) INFO:     Application startup complete.")
+    for i in range(40):
+        c.tick(2, 20)
+        if i % 8 == 7:
+            v.a("INFO", "loggers.py:123",
+                f"Engine 000: Avg prompt throughput: {rng.uniform(200, 2000):.1f} tokens/s, Avg generation throughput: "
+                f"{rng.uniform(50, 400):.1f} tokens/s, Running: {rng.randint(0, 6)} reqs, Waiting: 0 reqs, GPU KV cache "
+                f"usage: {rng.uniform(0.5, 9):.1f}%, Prefix cache hit rate: {rng.uniform(10, 60):.1f}%")
+        elif i == 13:
+            v.raw(f'(APIServer pid={api}) INFO:     10.0.3.7:{rng.randint(30000, 65000)} - "GET /v1/modles HTTP/1.1" '
+                  "404 Not Found")
+        else:
+            path = rng.choice(["POST /v1/chat/completions"] * 6 + ["GET /health", "GET /metrics"])
+            v.raw(f'(APIServer pid={api}) INFO:     10.0.3.{rng.randint(2, 30)}:{rng.randint(30000, 65000)} - '
+                  f'"{path} HTTP/1.1" 200 OK')
+    recs += v.recs
+    write("journal-short.vllm-clean-startup-and-serving-no-error.log", journal_short(recs, host), {
+        "key": None, "category": None, "process": None, "rank": None, "attempts": 1, "exit_status": 3,
+        "decoys": ["Too many open files", "404 Not Found", "No module named 'libtpu'"],
+        "notes": "A healthy vLLM 0.11 start and some traffic: benign WARNINGs (ulimit text that names an OSError), "
+                 "a DEBUG platform probe mentioning a missing module, a 404 from a client typo. No error: "
+                 "root_cause must be null and the exit status 3.",
+    })
+
+
+ALL = [
+    asset_journal_short_kv_cache, asset_journal_short_iso_port_in_use, asset_journal_short_precise_oom,
+    asset_journal_cat_abi, asset_journal_json_readonly_fs, asset_docker_ts_free_memory,
+    asset_kubectl_heads_not_divisible, asset_compose_no_gpu_runtime, asset_ansi_driver_too_old,
+    asset_cri_illegal_memory_access, asset_gz_v0_no_kernel_image, asset_sglang_tp2_sigquit,
+    asset_tgi_flash_attn_cuda_unavailable, asset_ray_workerwrapper_nccl, asset_kernel_oom_killer,
+    asset_compose_exit_137, asset_sigsegv_core_dumped, asset_tgi_sigill, asset_v0_watchdog_after_rank_died,
+    asset_chained_gated_repo, asset_during_handling_benign_probe, asset_py313_carets, asset_exception_group,
+    asset_truncated_traceback, asset_crash_loop_12, asset_clean_no_error,
+]
+
+
+def main() -> None:
+    for f in ALL:
+        f()
+    for name in ASSETS:
+        print(name)
+
+
+if __name__ == "__main__":
+    main()

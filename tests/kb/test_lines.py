@@ -1,0 +1,80 @@
+"""Prefix stripping and exception splitting used by the example runner (and available to others)."""
+
+from __future__ import annotations
+
+import pytest
+
+from crashdoc.kb.lines import last_component, split_exception, strip_prefixes
+
+CASES = [
+    # raw line -> text the program printed
+    ("(EngineCore_DP0 pid=59619) ERROR 10-15 08:32:29 [core.py:708] RuntimeError: boom", "RuntimeError: boom"),
+    ("(VllmWorker rank=5 pid=3073) ERROR 05-01 10:00:00 [multiproc_executor.py:1] x", "x"),
+    ("(RayWorkerWrapper pid=854, ip=10.0.0.1) ERROR 06-28 14:00:48 worker_base.py:148] y", "y"),
+    ("[rank0]: RuntimeError: CUDA error", "RuntimeError: CUDA error"),
+    ("Feb 09 18:55:00 asus ollama[11630]: Error: boom", "Error: boom"),
+    ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
+    ("2月 25 17:49:00 host python3[41]: hello", "hello"),
+    ("2026-02-08T00:40:07.136582+00:00 host python3[41]: hello", "hello"),
+    ("Nov 20 15:10:43 inky kernel: Out of memory: Killed process 1 (python)", "Out of memory: Killed process 1 (python)"),
+    ("2023-10-16T06:54:28.059380Z ERROR text_generation_launcher: Shard 0 failed to start", "Shard 0 failed to start"),
+    ("2023-07-13T13:36:36.063775Z ERROR shard-manager: text_generation_launcher: Error when initializing model",
+     "Error when initializing model"),
+    ("2026-03-11T17:57:32.372168462Z (EngineCore_DP0 pid=269) ERROR 03-11 17:57:32 [core.py:1006] Exception: x",
+     "Exception: x"),
+    ("[2025-03-17 17:15:55 TP1] Scheduler hit an exception: Traceback", "Scheduler hit an exception: Traceback"),
+    ("[2025-07-02 07:41:59 DP7 TP7] max_total_tokens=1", "max_total_tokens=1"),
+    ("[12-16 14:27:08] Rank 0 scheduler is dead.", "Rank 0 scheduler is dead."),
+    ("backend-vllm-openai-1  | (RayWorkerWrapper pid=643) ERROR 06-14 07:04:12 worker_base.py:148] z", "z"),
+    ("ERROR:    PermissionError: [Errno 13] Permission denied: '/x'", "PermissionError: [Errno 13] Permission denied: '/x'"),
+    ("W1223 23:34:22.775000 1116 torch/utils/cpp_extension.py:2425] TORCH_CUDA_ARCH_LIST is not set",
+     "TORCH_CUDA_ARCH_LIST is not set"),
+    ("[rank0]:[W520 00:55:14.796578616 ProcessGroupNCCL.cpp:1553] Warning: WARNING: x", "Warning: WARNING: x"),
+    ("2023-08-25 10:45:21,197 WARNING worker.py:2037 -- A worker died", "A worker died"),
+    ("2025-05-23 03:12:20.499 | INFO     | text_generation_server.utils.import_utils:<module>:80 - Detected ipex",
+     "Detected ipex"),
+    ("\x1b[0;36m(EngineCore_DP0 pid=738)\x1b[0;0m \x1b[31mERROR\x1b[0m \x1b[90m01-26 09:25:37\x1b[0m "
+     "\x1b[90m[core.py:935]\x1b[0m ValueError: Free memory", "ValueError: Free memory"),
+    ("^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m ^[[31mERROR^[[0m ^[[90m01-26 09:25:37^[[0m ^[[90m[core.py:935]^[[0m x", "x"),
+    ('time=2024-07-04T22:08:23.991+08:00 level=INFO source=routes.go:1111 msg="Listening on 127.0.0.1"',
+     "Listening on 127.0.0.1"),
+    ('{"levelname": "WARNING", "message": "total resources available: {}."}', "total resources available: {}."),
+    ("░░ An ExecStart= process belonging to unit ollama.service has exited.",
+     "An ExecStart= process belonging to unit ollama.service has exited."),
+    ("kernel: [1728595.660950] traps: python3[213941] trap invalid opcode", "traps: python3[213941] trap invalid opcode"),
+    ("(vLLMHttpServer pid=1) ERROR 04-07 12:12:08 [multiproc_executor.py:597] x() [repeated 2x across cluster]", "x()"),
+    ("ERROR 2025-07-21 14:34:24.934 async_trtllm_engine_factory.py:62] Bfloat16 is only supported",
+     "Bfloat16 is only supported"),
+    ("plain text stays", "plain text stays"),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), CASES)
+def test_strip_prefixes(raw: str, expected: str) -> None:
+    assert strip_prefixes(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "exception", "message"),
+    [
+        ("RuntimeError: boom", "RuntimeError", "boom"),
+        ("torch.OutOfMemoryError: CUDA out of memory.", "torch.OutOfMemoryError", "CUDA out of memory."),
+        ("huggingface_hub.utils._http.OfflineModeIsEnabled: Cannot reach", "huggingface_hub.utils._http.OfflineModeIsEnabled",
+         "Cannot reach"),
+        ("KeyError: 'qwen3_moe'", "KeyError", "'qwen3_moe'"),
+        ("MemoryError", "MemoryError", ""),
+        ("Error: ShardCannotStart", "Error", "ShardCannotStart"),
+        ("ray.exceptions.RayTaskError(RuntimeError): ray::x", "ray.exceptions.RayTaskError", "ray::x"),
+        ("Traceback (most recent call last):", None, "Traceback (most recent call last):"),
+        ("Killed", None, "Killed"),
+        ("Shard 0 failed to start", None, "Shard 0 failed to start"),
+    ],
+)
+def test_split_exception(text: str, exception: str | None, message: str) -> None:
+    assert split_exception(text) == (exception, message)
+
+
+def test_last_component() -> None:
+    assert last_component("torch.OutOfMemoryError") == "OutOfMemoryError"
+    assert last_component("ray.exceptions.RayTaskError(RuntimeError)") == "RayTaskError"
+    assert last_component(None) is None
