@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from crashdoc.model import Diagnosis, Finding
+from crashdoc.parse.lines import parse_line
 from crashdoc.report.interface import Renderer
 from crashdoc.report.safe import safe
 
@@ -76,8 +77,11 @@ class TerminalRenderer(Renderer):
                 con.print(label(""), Text("$ " + safe(rc.fix.command, 300), style="bold green"))
             con.print(Text("Evidence", style="bold"))
             for e in rc.evidence:
+                parsed = parse_line(e.lineno, e.text)
                 t = Text(f"  {e.lineno:>7} │ ", style="dim")
-                t.append(safe(e.text, 220), style="red" if e.lineno == rc.lineno else "")
+                if parsed.process:
+                    t.append(f"{safe(parsed.process, 40)}: ", style="cyan")
+                t.append(safe(parsed.text, 200), style="red" if e.lineno == rc.lineno else "")
                 con.print(t)
         if diag.summary or len(diag.attempts) > 1:
             con.print(Text("Attempts" + (f": {diag.summary}" if diag.summary else ""), style="bold"))
