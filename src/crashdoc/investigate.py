@@ -8,9 +8,8 @@ from typing import BinaryIO, Iterator
 
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
-from crashdoc.analyze.phases import load_phases, phase_of_frames, phase_of_line
+from crashdoc.analyze.phases import phase_of_frames, phase_of_line
 from crashdoc.analyze.rank import attempt_verdicts, best_attempt, fold, summary, to_finding
-from crashdoc.ingest.markers import MarkerClass
 from crashdoc.ingest.scan import MAX_LINE, Scanner
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LogLine, parse_json_record, parse_line
@@ -26,12 +25,12 @@ def _load_kb(kb: object | None) -> object:
 
 
 def make_scanner(kb: object) -> Scanner:
-    """A scanner whose hot lines include every rule's regex and every phase line."""
-    phase_patterns = tuple(rx.pattern for ph in load_phases() for rx in ph.lines)
-    return Scanner(
-        extra_patterns=tuple(kb.scan_patterns()),  # type: ignore[attr-defined]
-        extra_classes=(MarkerClass("phase", phase_patterns, before=0, after=0),),
-    )
+    """A scanner whose hot lines include every rule's regex.
+
+    NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
+    log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
+    """
+    return Scanner(extra_patterns=tuple(kb.scan_patterns()))  # type: ignore[attr-defined]
 
 
 class _Pass:
@@ -41,7 +40,6 @@ class _Pass:
         self.kb = kb
         self.scanner = scanner
         self.rule_bit = scanner.class_bit("rule")
-        self.phase_bit = scanner.class_bit("phase")
         self.tracker = AttemptTracker()
         self.builder = TracebackBuilder()
         self.cands: list[Candidate] = []
@@ -55,7 +53,7 @@ class _Pass:
     def feed(self, line: LogLine, mask: int) -> None:
         att = self.tracker.feed(line)
         self.attempt_of[line.lineno] = att
-        if mask & self.phase_bit:
+        if mask:
             ph = phase_of_line(line.text)
             if ph is not None:
                 self.phase[line.stream] = ph.title

@@ -62,6 +62,7 @@ class _Matcher:
         self.hs_db = None
         if _hs is not None and use_hyperscan:
             self.hs_db = _compiled(tuple(exprs), stats)
+            self.scratch = _hs.Scratch(self.hs_db)
             stats.engine = "hyperscan"
         else:
             self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
@@ -75,7 +76,7 @@ class _Matcher:
             def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
                 found.append((end - 1 if end else 0, ident))
 
-            self.hs_db.scan(block, match_event_handler=on_match)
+            self.hs_db.scan(block, match_event_handler=on_match, scratch=self.scratch)
         else:
             for rx, ci in self.py:
                 found.extend((m.start(), ci) for m in rx.finditer(block))
@@ -169,53 +170,54 @@ class Scanner:
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
-        """Yield the hot lines and their context windows, in input order."""
-        lineno = 0  # lines completed before the current buffer
-        pending_after = 0  # context lines still owed from the previous block
+        """Yield the hot lines and their context windows, in input order.
+
+        Each block read is scanned in place between its first and last newline (no copy of the block); only
+        the line that straddles two reads is joined.
+        """
+        st = _State()
         carry = b""
         long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
-        eof = False
-        tail: list[HotLine] = []  # last lines of the previous block, for before-context across blocks
-        last_emitted = 0
-        while not eof:
+        while True:
             chunk = stream.read(self.block_size)
-            eof = not chunk
             self.stats.bytes += len(chunk)
-            buf = carry + chunk
-            if eof:
-                if not buf:
-                    break
-                if not buf.endswith(b"\n"):
-                    buf += b"\n"
-                cut = len(buf)
-            else:
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0:  # no newline in a whole block: one very long line
-                    if not long_line:
-                        carry = buf[:MAX_LINE]
-                        long_line = True
+            if not chunk:
+                if carry:
+                    piece = carry if carry.endswith(b"\n") else carry + b"\n"
+                    yield from self._segment(piece, 0, len(piece), st)
+                break
+            if carry or long_line:
+                nl = chunk.find(b"\n")
+                if nl < 0:  # still inside one line
+                    if len(carry) < MAX_LINE:
+                        carry += chunk[: MAX_LINE - len(carry)]
+                    long_line = True
                     continue
-            block, carry = buf[:cut], buf[cut:]
-            if long_line:
-                nl = block.find(b"\n")
-                head = (block[: nl] if len(block) <= MAX_LINE else block[:MAX_LINE])
-                lineno += 1
-                if pending_after or self._is_hot(head):
-                    yield HotLine(lineno, head[:MAX_LINE], self.mask(head))
-                    self.stats.selected += 1
-                    pending_after = max(pending_after - 1, 0)
-                block = block[nl + 1 :]
-                long_line = False
-            for item in self._block_lines(block, lineno, pending_after, tail):
-                if isinstance(item, int):
-                    pending_after = item
-                else:
-                    self.stats.selected += 1
-                    last_emitted = item.lineno
-                    yield item
-            lineno += block.count(b"\n")
-            tail = [t for t in (tail + _tail(block, lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > last_emitted]
-        self.stats.lines = lineno
+                head = carry + chunk[: nl + 1]
+                if len(head) > MAX_LINE + 1:
+                    head = head[:MAX_LINE] + b"\n"
+                yield from self._segment(head, 0, len(head), st)
+                lo = nl + 1
+                carry, long_line = b"", False
+            else:
+                lo = 0
+            hi = chunk.rfind(b"\n", lo) + 1
+            if hi <= lo:
+                carry = chunk[lo : lo + MAX_LINE]
+                long_line = len(chunk) - lo > MAX_LINE
+                continue
+            yield from self._segment(chunk, lo, hi, st)
+            carry = chunk[hi : hi + MAX_LINE]
+            long_line = len(chunk) - hi > MAX_LINE
+        self.stats.lines = st.lineno
+
+    def _segment(self, data: bytes, lo: int, hi: int, st: "_State") -> Iterator[HotLine]:
+        for item in self._block_lines(data, lo, hi, st):
+            self.stats.selected += 1
+            st.last_emitted = item.lineno
+            yield item
+        st.lineno += data.count(b"\n", lo, hi)
+        st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
     def _is_hot(self, data: bytes) -> bool:
         return bool(self.matcher.hits(data))
@@ -234,41 +236,46 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _block_lines(self, block: bytes, base: int, pending: int, tail: list[HotLine]) -> Iterator[HotLine | int]:
-        """Hot windows of one newline-terminated block; yields the context still owed at the end as an int."""
+    def _block_lines(self, block: bytes, lo: int, hi: int, st: "_State") -> Iterator[HotLine]:
+        """Hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
         windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
         want_prev = 0
         owed = 0
+        pending = st.pending
         if pending:
-            end, owed = _skip_lines(block, 0, pending)
-            windows.append((0, end))
+            end, owed = _skip_lines(block, lo, pending, hi)
+            windows.append((lo, end))
         last_line_start, line_end = -1, -1
         masks: dict[int, int] = {}
-        for pos, ci in self.matcher.hits(block):
+        view = memoryview(block)[lo:hi]
+        for rel, ci in self.matcher.hits(view):
+            pos = rel + lo
             if last_line_start <= pos < line_end:
                 start = last_line_start
             else:
-                start = block.rfind(b"\n", 0, pos) + 1
-                line_end = block.find(b"\n", pos)
+                start = block.rfind(b"\n", lo, pos) + 1 or lo
+                start = max(start, lo)
+                line_end = block.find(b"\n", pos, hi)
                 last_line_start = start
             seen = masks.get(start, 0)
             if seen & (1 << ci):
                 continue  # this class already opened its window on this line
             masks[start] = seen | (1 << ci)
             cls = self.classes[ci]
-            wstart, short = _back_lines(block, start, cls.before)
-            if not windows and wstart == 0:
+            wstart, short = _back_lines(block, start, cls.before, lo)
+            if not windows and wstart == lo:
                 want_prev = max(want_prev, short)
-            wend, short = _skip_lines(block, start, cls.after + 1)
+            wend, short = _skip_lines(block, start, cls.after + 1, hi)
             owed = max(owed, short)
             if windows and wstart <= windows[-1][1]:
                 if wend > windows[-1][1]:
                     windows[-1] = (windows[-1][0], wend)
             else:
                 windows.append((wstart, wend))
+        view.release()
         if want_prev and not pending:
-            yield from tail[-want_prev:]
-        counted_to, lineno = 0, base
+            yield from st.tail[-want_prev:]
+        counted_to, lineno = lo, st.lineno
         for wstart, wend in windows:
             lineno += block.count(b"\n", counted_to, wstart)
             offset = wstart
@@ -277,35 +284,45 @@ class Scanner:
                 yield HotLine(lineno, data[:MAX_LINE], masks.get(offset, 0))
                 offset += len(data) + 1
             counted_to = wend
-        yield owed if windows and windows[-1][1] >= len(block) else 0
+        st.pending = owed if windows and windows[-1][1] >= hi else 0
 
 
-def _back_lines(block: bytes, start: int, n: int) -> tuple[int, int]:
-    """(offset of the line `n` lines before the line starting at `start`, lines wanted before the block)."""
+class _State:
+    """Line counting and context carried from one segment to the next."""
+
+    def __init__(self) -> None:
+        self.lineno = 0
+        self.pending = 0
+        self.last_emitted = 0
+        self.tail: list[HotLine] = []
+
+
+def _back_lines(block: bytes, start: int, n: int, lo: int) -> tuple[int, int]:
+    """(offset of the line `n` lines before the line starting at `start`, lines wanted before `lo`)."""
     for i in range(n):
-        if start == 0:
-            return 0, n - i
-        start = block.rfind(b"\n", 0, start - 1) + 1
+        if start <= lo:
+            return lo, n - i
+        start = max(block.rfind(b"\n", lo, start - 1) + 1, lo)
     return start, 0
 
 
-def _tail(block: bytes, end_lineno: int, n: int) -> list[HotLine]:
-    """The last `n` lines of a newline-terminated block, with their line numbers."""
+def _skip_lines(block: bytes, start: int, n: int, hi: int) -> tuple[int, int]:
+    """(offset just after `n` lines starting at `start`, lines still wanted past `hi`)."""
+    pos = start
+    for i in range(n):
+        nxt = block.find(b"\n", pos, hi)
+        if nxt < 0:
+            return hi, n - i
+        pos = nxt + 1
+    return pos, 0
+
+
+def _tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLine]:
+    """The last `n` lines of block[lo:hi] (newline-terminated), with their line numbers."""
     out: list[HotLine] = []
-    end = len(block) - 1
-    while len(out) < n and end > 0:
-        start = block.rfind(b"\n", 0, end) + 1
+    end = hi - 1
+    while len(out) < n and end > lo:
+        start = max(block.rfind(b"\n", lo, end) + 1, lo)
         out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
         end = start - 1
     return out[::-1]
-
-
-def _skip_lines(block: bytes, start: int, n: int) -> tuple[int, int]:
-    """(offset just after `n` lines starting at `start`, lines still wanted past the block end)."""
-    pos = start
-    for i in range(n):
-        nxt = block.find(b"\n", pos)
-        if nxt < 0:
-            return len(block), n - i
-        pos = nxt + 1
-    return pos, 0
