@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.kb import CATEGORIES, KnowledgeBase
-from crashdoc.kb import commands
+from crashdoc.kb import CATEGORIES, KnowledgeBase, commands
 from crashdoc.kb.commands import list_rules, validate
 
 

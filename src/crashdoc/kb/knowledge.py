@@ -1,0 +1,82 @@
+"""The knowledge base: every loaded rule, ordered by precedence, and the matching entry points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from crashdoc.kb.loader import (
+    load_dirs,
+    package_rules_dir,
+    raise_on_problems,
+    user_rule_dirs,
+)
+from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
+from crashdoc.kb.scan import exception_pattern, to_scan_pattern
+
+
+def precedence(rule: Rule) -> tuple[int, int, str]:
+    """Sort key: highest priority first, then cause before consequence, then id."""
+    return (-rule.priority, 1 if rule.is_consequence else 0, rule.id)
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """All rules (package + user), in precedence order."""
+
+    rules: tuple[Rule, ...]
+
+    @classmethod
+    def load(cls, extra_dirs: tuple[str | Path, ...] | list[str | Path] = ()) -> KnowledgeBase:
+        """Load the packaged rules plus *extra_dirs* and the ``$CRASHDOC_RULES`` directories.
+
+        Raises RuleError (one line naming the file and the fix) on the first invalid rule,
+        a missing user directory or a duplicate id.
+        """
+        dirs = [(package_rules_dir(), False)] + [(d, True) for d in user_rule_dirs(extra_dirs)]
+        result = load_dirs(dirs)
+        raise_on_problems(result.problems)
+        return cls.from_rules(result.rules)
+
+    @classmethod
+    def from_rules(cls, rules: tuple[Rule, ...] | list[Rule]) -> KnowledgeBase:
+        """Build a knowledge base from already-loaded rules."""
+        return cls(tuple(sorted(rules, key=precedence)))
+
+    def get(self, rule_id: str) -> Rule | None:
+        """The rule with this id, or None."""
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def classify(self, exception: str | None, message: str, line: str) -> RuleMatch | None:
+        """Return the best rule for one candidate error, or None.
+
+        *exception*: the exception type (dotted or not) or None; when None, a type written at
+        the start of *message* or *line* (``KeyError: 'x'``) is used. *message*: the exception
+        message or the prefix-stripped line text (may be multi-line). *line*: the
+        prefix-stripped line. Best = highest priority, then cause over consequence, then id.
+        """
+        exc = resolve_exception(exception, message or "", line or "")
+        for rule in self.rules:
+            found = rule.match(exc, message or "", line or "")
+            if found is not None:
+                return found
+        return None
+
+    def classify_all(self, exception: str | None, message: str, line: str) -> list[RuleMatch]:
+        """Every matching rule, best first (for explanations and debugging)."""
+        exc = resolve_exception(exception, message or "", line or "")
+        found = (rule.match(exc, message or "", line or "") for rule in self.rules)
+        return [m for m in found if m is not None]
+
+    def scan_patterns(self) -> list[str]:
+        """Every rule regex in scanner-safe form (see :mod:`crashdoc.kb.scan`), deduplicated.
+
+        Rules matched by exception type only contribute ``\\b(?:TypeName)\\b``.
+        """
+        out: list[str] = []
+        for rule in self.rules:
+            candidates = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
+            if not rule.regexes and rule.exceptions:
+                candidates = [exception_pattern(rule.exceptions)]
+            out.extend(p for p in candidates if p and p not in out)
+        return out

@@ -1,0 +1,210 @@
+"""Validate one parsed rule file and build a :class:`Rule` from it.
+
+Every problem is reported as ``"<path>: <what is wrong>; <how to fix it>"`` so that a rule
+author (or a user with a rule directory) can repair the file without reading this code.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+from crashdoc.kb.model import (
+    CATEGORIES,
+    DEFAULT_PRIORITY,
+    EXAMPLE_KINDS,
+    ROLES,
+    Example,
+    Lookup,
+    Rule,
+)
+from crashdoc.kb.scan import unsupported_construct
+
+FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
+          "references", "examples")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
+
+
+def _as_list(value: Any) -> list[Any]:
+    """A scalar becomes a one-item list; None becomes an empty list."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _check_regexes(where: str, regexes: list[Any], flags: int) -> tuple[list[str], set[str]]:
+    """Compile each regex; return problems and the union of named groups."""
+    problems: list[str] = []
+    groups: set[str] = set()
+    for i, rx in enumerate(regexes):
+        label = f"match.regex[{i}]" if len(regexes) > 1 else "match.regex"
+        if not isinstance(rx, str) or not rx.strip():
+            problems.append(f"{where}: {label} is empty or not a string; write a quoted regex")
+            continue
+        try:
+            compiled = re.compile(rx, flags)
+        except re.error as exc:
+            problems.append(f"{where}: {label} does not compile ({exc}); fix the regex (single-quote it in YAML)")
+            continue
+        groups.update(compiled.groupindex)
+        if rx.startswith("^"):
+            problems.append(f"{where}: {label} starts with '^'; remove the anchor, lines are searched after prefixes")
+        found = compiled.search("") or compiled.search(_PROBE)
+        if found is not None and found.group(0) == "":
+            problems.append(f"{where}: {label} can match the empty string; make at least one character mandatory")
+        bad = unsupported_construct(rx)
+        if bad:
+            problems.append(f"{where}: {label} uses {bad}, which the hot-line scanner cannot compile; "
+                            "rewrite it without that construct (see docs/RULES.md)")
+    return problems, groups
+
+
+def _placeholders(where: str, label: str, template: Any, known: set[str]) -> list[str]:
+    """Check that *template* is a valid format string using only *known* capture names."""
+    if template is None:
+        return []
+    if not isinstance(template, str):
+        return [f"{where}: {label} must be a string; quote it"]
+    try:
+        names = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+    except ValueError as exc:
+        return [f"{where}: {label} is not a valid template ({exc}); write literal braces as {{{{ and }}}}"]
+    unknown = sorted(n for n in names if n not in known)
+    if unknown:
+        return [f"{where}: {label} uses {{{unknown[0]}}} but no regex has a group (?P<{unknown[0]}>...) "
+                "and no lookup defines it; add the named group or remove the placeholder"]
+    return []
+
+
+def _check_examples(where: str, examples: Any) -> list[str]:
+    """Examples: a list of one-key mappings; at least one match and one no-match."""
+    if not isinstance(examples, list):
+        return [f"{where}: missing field 'examples'; add a list with at least one '- match: |' "
+                "and one '- no-match: |' log excerpt"]
+    problems, kinds = [], []
+    for i, item in enumerate(examples):
+        if not (isinstance(item, dict) and len(item) == 1):
+            problems.append(f"{where}: examples[{i}] must be a mapping with exactly one key "
+                            f"({', '.join(EXAMPLE_KINDS)})")
+            continue
+        (kind, log), = item.items()
+        if kind not in EXAMPLE_KINDS:
+            problems.append(f"{where}: examples[{i}] has unknown key '{kind}'; use one of {', '.join(EXAMPLE_KINDS)}")
+        elif not isinstance(log, str) or not log.strip():
+            problems.append(f"{where}: examples[{i}] ({kind}) is empty; paste at least one log line")
+        kinds.append(kind)
+    for need in ("match", "no-match"):
+        if need not in kinds:
+            problems.append(f"{where}: no '{need}' example; add '- {need}: |' followed by a log excerpt")
+    return problems
+
+
+def _check_lookup(where: str, lookup: Any, groups: set[str]) -> tuple[list[str], set[str]]:
+    """lookup: {new_name: {from: capture, table: {key: value}}}."""
+    if lookup is None:
+        return [], set()
+    if not isinstance(lookup, dict):
+        return [f"{where}: 'lookup' must be a mapping name -> {{from: capture, table: {{...}}}}"], set()
+    problems: list[str] = []
+    for name, spec in lookup.items():
+        if not (isinstance(spec, dict) and isinstance(spec.get("table"), dict) and spec.get("from")):
+            problems.append(f"{where}: lookup.{name} needs 'from: <capture>' and 'table: {{key: value}}'")
+        elif spec["from"] not in groups:
+            problems.append(f"{where}: lookup.{name}.from names '{spec['from']}', which no regex captures; "
+                            f"add (?P<{spec['from']}>...) to a regex")
+    return problems, set(lookup)
+
+
+def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str]:
+    """Return every problem of one parsed rule file (empty when the rule is valid).
+
+    *folder* is the name of the directory holding the file, or None for a file placed directly
+    in the root of a user rule directory (then the folder is not checked against the category).
+    """
+    if not isinstance(data, dict):
+        return [f"{where}: the file must hold one YAML mapping (id:, category:, ...); see docs/RULES.md"]
+    problems = [f"{where}: unknown field '{k}'; allowed fields are {', '.join(FIELDS)}"
+                for k in data if k not in FIELDS]
+    rid, category, role = data.get("id"), data.get("category"), data.get("role")
+    if not isinstance(rid, str) or not _ID.match(rid):
+        problems.append(f"{where}: missing or invalid 'id'; add 'id: {stem}' (lowercase letters, digits, '-')")
+    elif rid != stem:
+        problems.append(f"{where}: id '{rid}' differs from the file name; "
+                        f"rename the file to {rid}.yaml or set 'id: {stem}'")
+    if category not in CATEGORIES:
+        what = "missing 'category'" if category is None else f"unknown category '{category}'"
+        problems.append(f"{where}: {what}; use one of {', '.join(CATEGORIES)}")
+    elif folder is not None and folder != category:
+        problems.append(f"{where}: category '{category}' but the file is in folder '{folder}'; "
+                        f"move it to {category}/ or fix the category")
+    if role not in ROLES:
+        problems.append(f"{where}: missing or invalid 'role'; add 'role: cause' (or 'role: consequence' "
+                        "for a wrapper message that is never the root cause)")
+    priority = data.get("priority", DEFAULT_PRIORITY)
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 100:
+        problems.append(f"{where}: priority must be an integer from 0 to 100; see docs/RULES.md for the scale")
+    match = data.get("match")
+    groups: set[str] = set()
+    if not isinstance(match, dict) or not (match.get("exception") or match.get("regex")):
+        problems.append(f"{where}: missing 'match'; add 'match:' with 'regex:' and/or 'exception: [TypeName]'")
+    else:
+        for key in match:
+            if key not in ("exception", "regex", "ignore_case"):
+                problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, ignore_case")
+        for name in _as_list(match.get("exception")):
+            if not isinstance(name, str) or not _EXC_NAME.match(name):
+                problems.append(f"{where}: match.exception '{name}' is not a type name; write the last "
+                                "dotted component, e.g. OutOfMemoryError")
+        if not isinstance(match.get("ignore_case", False), bool):
+            problems.append(f"{where}: match.ignore_case must be true or false")
+        flags = re.IGNORECASE if match.get("ignore_case") else 0
+        found, groups = _check_regexes(where, _as_list(match.get("regex")), flags)
+        problems += found
+    lookup_problems, lookup_names = _check_lookup(where, data.get("lookup"), groups)
+    problems += lookup_problems
+    explanation = data.get("explanation")
+    if not isinstance(explanation, str) or not explanation.strip():
+        problems.append(f"{where}: missing 'explanation'; add one paragraph saying what happened and why")
+    fix = data.get("fix") or {}
+    if not isinstance(fix, dict):
+        problems.append(f"{where}: 'fix' must be a mapping with 'text:' and optional 'command:'")
+        fix = {}
+    for key in fix:
+        if key not in ("text", "command", "fallback_command"):
+            problems.append(f"{where}: unknown field 'fix.{key}'; use text, command, fallback_command")
+    if role == "cause" and not (isinstance(fix.get("text"), str) and fix["text"].strip()):
+        problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
+    known = groups | lookup_names
+    problems += _placeholders(where, "fix.text", fix.get("text"), known)
+    problems += _placeholders(where, "fix.command", fix.get("command"), known)
+    problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known)
+    refs = data.get("references", [])
+    if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
+        problems.append(f"{where}: 'references' must be a list of http(s) URLs")
+    return problems + _check_examples(where, data.get("examples"))
+
+
+def build_rule(data: dict[str, Any], where: str) -> Rule:
+    """Build a Rule from a mapping that :func:`check_rule` accepted."""
+    match, fix = data["match"], data.get("fix") or {}
+    flags = re.IGNORECASE if match.get("ignore_case") else 0
+    regexes = tuple(_as_list(match.get("regex")))
+    lookups = tuple(
+        Lookup(name, spec["from"], tuple((str(k), str(v)) for k, v in spec["table"].items()))
+        for name, spec in (data.get("lookup") or {}).items()
+    )
+    examples = tuple(Example(kind, log) for item in data["examples"] for kind, log in item.items())
+    return Rule(
+        id=data["id"], category=data["category"], role=data["role"],
+        priority=int(data.get("priority", DEFAULT_PRIORITY)),
+        explanation=" ".join(data["explanation"].split()),
+        fix_text=fix.get("text"), fix_command=fix.get("command"),
+        fallback_command=fix.get("fallback_command"),
+        exceptions=tuple(_as_list(match.get("exception"))), regexes=regexes,
+        ignore_case=bool(match.get("ignore_case", False)),
+        references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
+        path=where, patterns=tuple(re.compile(rx, flags) for rx in regexes),
+    )
