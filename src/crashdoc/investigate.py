@@ -67,8 +67,8 @@ class _Pass:
         if cand is not None:
             cand.phase = self.phase.get(line.stream)
             self.cands.append(cand)
-            if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE:
-                self.tracker.mark_error()
+            if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
+                self.tracker.mark_error()  # a warning at import time is printed by every process: not a restart
 
     def _trace(self, trace: Trace) -> None:
         for i, stack in enumerate(trace.stacks):

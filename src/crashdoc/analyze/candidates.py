@@ -15,6 +15,7 @@ SCORE_TRACEBACK = 40
 SCORE_ERROR_LINE = 30
 SCORE_TRUNCATED = 5
 CHAIN_PENALTY = 2
+WARNING_PENALTY = 1
 
 _BARE_EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?): (?P<msg>.+)")
 _ERRORISH = re.compile(
@@ -113,6 +114,8 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
 
 def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Candidate | None:
     """A candidate for an error line outside any traceback, or a line a rule knows (even at INFO/WARNING)."""
+    if line.level in ("DEBUG", "TRACE"):
+        return None  # debug probes ("TPU platform is not available because: No module named ...") are not errors
     is_error = errorish(line)
     if not is_error and not hot_rule:
         return None
@@ -127,4 +130,6 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Ca
     if match is not None and not is_error and match.rule.role != "cause":
         return None
     score, role = _score(match, SCORE_ERROR_LINE)
+    if not is_error:
+        score -= WARNING_PENALTY  # the same rule on a warning and on an error: the error line is the evidence
     return Candidate(line, exc, msg, "line", attempt, score, role, match)

@@ -21,6 +21,9 @@ except ImportError:  # pragma: no cover - Python 3.10
     from importlib.abc import Traversable
 
 from crashdoc.kb.errors import RuleError
+
+# NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 from crashdoc.kb.model import Rule
 from crashdoc.kb.schema import build_rule, check_rule
 
@@ -63,7 +66,7 @@ def _load_file(entry: Location, at_root: bool, is_user: bool) -> tuple[Rule | No
     where = str(entry)
     stem = entry.name.rsplit(".", 1)[0]
     try:
-        data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""

@@ -42,6 +42,8 @@ class LogLine:
     """Demultiplexing key: one stream per process/rank."""
     engine_prefixed: bool = False
     """True when the engine itself named the process (vLLM/Ray/SGLang/TGI prefix)."""
+    outer: str = "main"
+    """Stream of the wrapper around the engine's text (journald `ident[pid]`, compose service, or `main`)."""
 
 
 _COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
@@ -205,14 +207,13 @@ def _build(lineno: int, raw: str, text: str, f: dict[str, Any]) -> LogLine:
         if m:
             rank = int(m.group("rank"))
     pid = f.get("pid")
-    if f.get("engine"):
-        stream = f"{process}:{pid}" if pid is not None else str(process)
-    elif f.get("ident"):
-        stream = f"{f['ident']}[{f.get('ident_pid', '')}]"
+    if f.get("ident"):
+        outer = f"{f['ident']}[{f.get('ident_pid', '')}]"
     elif f.get("compose"):
-        stream = f["compose"]
+        outer = f["compose"]
     else:
-        stream = "main"
+        outer = "main"
+    stream = (f"{process}:{pid}" if pid is not None else str(process)) if f.get("engine") else outer
     if not process and f.get("ident") not in (None, "systemd", "kernel"):
         process = f.get("ident")
     if pid is None:
@@ -221,7 +222,7 @@ def _build(lineno: int, raw: str, text: str, f: dict[str, Any]) -> LogLine:
         lineno=lineno, raw=raw, text=text, level=f.get("level"), process=process or f.get("ident"),
         pid=pid, rank=rank, ts=f.get("ts"), host=f.get("host"), ident=f.get("ident"),
         unit=f.get("unit"), invocation=f.get("invocation"), loc=f.get("loc"), stream=stream,
-        engine_prefixed=bool(f.get("engine")),
+        engine_prefixed=bool(f.get("engine")), outer=outer,
     )
 
 

@@ -75,6 +75,7 @@ class _Open:
     header: LogLine | None = None
     exc_lines: list[LogLine] = field(default_factory=list)
     state: str = "frames"  # frames | message | between
+    outer: str = "main"
     link: str | None = None
     idle: int = 0
 
@@ -95,7 +96,8 @@ class TracebackBuilder:
         cur = self._open.get(key)
         if cur is None and not line.engine_prefixed and self._last_opened in self._open:
             waiting = self._open[self._last_opened]
-            if waiting.state == "frames" and (_FRAME.match(_strip_group(text)) or waiting.frames):
+            same_wrapper = waiting.outer in (line.outer, "main") or line.outer == "main"
+            if same_wrapper and waiting.state == "frames" and (_FRAME.match(_strip_group(text)) or waiting.frames):
                 key, cur = self._last_opened, waiting
         if _GAP in text:
             yield from self._close_key(key)
@@ -109,7 +111,7 @@ class TracebackBuilder:
                 yield from self._close_key(key)
             self.consumed.add(line.lineno)
             intro = text.split("Traceback (most recent call last)")[0].strip(" +|:")
-            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line)
+            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line, outer=line.outer)
             self._open[key] = cur
             self._last_opened = key
             return
@@ -117,7 +119,7 @@ class TracebackBuilder:
             if not _FRAME.match(text):
                 return
             # an excerpt that starts inside a traceback: open one without its header
-            cur = _Open(stream=key, intro="", loc=line.loc)
+            cur = _Open(stream=key, intro="", loc=line.loc, outer=line.outer)
             self._open[key] = cur
             self._last_opened = key
         if cur.intro.startswith("Exception Group") or text.lstrip().startswith(("|", "+")):
