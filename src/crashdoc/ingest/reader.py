@@ -105,6 +105,11 @@ class Tolerant:
             self.head = self.head[got:]
         if self.problem:
             return b"".join(parts)
+        if not isinstance(self.raw, _Gunzip) and not parts:
+            try:  # a plain file or pipe: one read, no copies
+                return self.raw.read(n)
+            except self._ERRORS as exc:
+                return self._fail(exc)
         while got < n:  # small pieces, so a failure loses at most the last piece
             try:
                 piece = self.raw.read(min(n - got, 1 << 18))

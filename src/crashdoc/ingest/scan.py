@@ -8,6 +8,7 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 import json
 import os
 import re
@@ -63,20 +64,45 @@ class _Matcher:
         if _hs is not None and use_hyperscan:
             self.hs_db = _compiled(tuple(exprs), stats)
             self.scratch = _hs.Scratch(self.hs_db)
+            self.scratch2: object | None = None
             stats.engine = "hyperscan"
         else:
             self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
 
 
-    def hits(self, block: bytes) -> list[tuple[int, int]]:
-        """(offset inside the matching line, class index) for every match in block."""
+    def _second_scratch(self) -> object:
+        if self.scratch2 is None:
+            self.scratch2 = _hs.Scratch(self.hs_db)
+        return self.scratch2
+
+    def _hs_hits(self, block: object, base: int, scratch: object) -> list[tuple[int, int]]:
+        found: list[tuple[int, int]] = []
+
+        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            found.append((base + end - 1 if end else base, ident))
+
+        self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return found
+
+    def hits(self, block: bytes | memoryview) -> list[tuple[int, int]]:
+        """(offset inside the matching line, class index) for every match in block.
+
+        Large blocks are scanned as two halves (cut at a newline) on two threads: hyperscan releases the GIL
+        while it scans, so this uses the second core.
+        """
         found: list[tuple[int, int]] = []
         if self.hs_db is not None:
-
-            def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                found.append((end - 1 if end else 0, ident))
-
-            self.hs_db.scan(block, match_event_handler=on_match, scratch=self.scratch)
+            n = len(block)
+            mid = bytes(block[n // 2 : n // 2 + MAX_LINE]).find(b"\n") if n >= PARALLEL_MIN else -1
+            if mid < 0:
+                found = self._hs_hits(block, 0, self.scratch)
+            else:
+                cut = n // 2 + mid + 1
+                view = memoryview(block)
+                future = _pool().submit(self._hs_hits, view[cut:], cut, self._second_scratch())
+                found = self._hs_hits(view[:cut], 0, self.scratch)
+                found += future.result()
+                view.release()
         else:
             for rx, ci in self.py:
                 found.extend((m.start(), ci) for m in rx.finditer(block))
@@ -147,6 +173,18 @@ def _cache_dir() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "crashdoc"
     )
     return Path(base)
+
+
+PARALLEL_MIN = 1 << 20
+"""Blocks at least this large are scanned on two threads."""
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crashdoc-scan")
+    return _POOL
 
 
 class Scanner:
