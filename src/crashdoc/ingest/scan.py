@@ -8,13 +8,15 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
+import queue
+import sys
+import threading
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Iterator, Sequence
+from typing import BinaryIO, Callable, Iterator, Sequence
 
 from crashdoc.ingest.markers import CLASSES, MarkerClass
 
@@ -27,6 +29,10 @@ BLOCK = 8 << 20
 """Bytes read per block."""
 MAX_LINE = 64 << 10
 """Longest line kept for parsing; the rest of a longer line is counted, not kept."""
+SWITCH_INTERVAL = 0.0002
+"""Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
+COUNT_PIECE = 1 << 18
+"""Bytes per newline-count call."""
 MAX_BEFORE = 3
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
@@ -64,45 +70,24 @@ class _Matcher:
         if _hs is not None and use_hyperscan:
             self.hs_db = _compiled(tuple(exprs), stats)
             self.scratch = _hs.Scratch(self.hs_db)
-            self.scratch2: object | None = None
             stats.engine = "hyperscan"
         else:
             self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
 
 
-    def _second_scratch(self) -> object:
-        if self.scratch2 is None:
-            self.scratch2 = _hs.Scratch(self.hs_db)
-        return self.scratch2
+    def new_scratch(self) -> object:
+        """A scratch space for scanning on another thread (one scratch per thread)."""
+        return _hs.Scratch(self.hs_db) if self.hs_db is not None else None
 
-    def _hs_hits(self, block: object, base: int, scratch: object) -> list[tuple[int, int]]:
-        found: list[tuple[int, int]] = []
-
-        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            found.append((base + end - 1 if end else base, ident))
-
-        self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
-        return found
-
-    def hits(self, block: bytes | memoryview) -> list[tuple[int, int]]:
-        """(offset inside the matching line, class index) for every match in block.
-
-        Large blocks are scanned as two halves (cut at a newline) on two threads: hyperscan releases the GIL
-        while it scans, so this uses the second core.
-        """
+    def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
+        """(offset inside the matching line, class index) for every match in block."""
         found: list[tuple[int, int]] = []
         if self.hs_db is not None:
-            n = len(block)
-            mid = bytes(block[n // 2 : n // 2 + MAX_LINE]).find(b"\n") if n >= PARALLEL_MIN else -1
-            if mid < 0:
-                found = self._hs_hits(block, 0, self.scratch)
-            else:
-                cut = n // 2 + mid + 1
-                view = memoryview(block)
-                future = _pool().submit(self._hs_hits, view[cut:], cut, self._second_scratch())
-                found = self._hs_hits(view[:cut], 0, self.scratch)
-                found += future.result()
-                view.release()
+
+            def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                found.append((end - 1 if end else 0, ident))
+
+            self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
         else:
             for rx, ci in self.py:
                 found.extend((m.start(), ci) for m in rx.finditer(block))
@@ -175,18 +160,6 @@ def _cache_dir() -> Path:
     return Path(base)
 
 
-PARALLEL_MIN = 1 << 20
-"""Blocks at least this large are scanned on two threads."""
-_POOL: ThreadPoolExecutor | None = None
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crashdoc-scan")
-    return _POOL
-
-
 class Scanner:
     """Selects the lines worth parsing from a binary stream."""
 
@@ -210,20 +183,70 @@ class Scanner:
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
         """Yield the hot lines and their context windows, in input order.
 
-        Each block read is scanned in place between its first and last newline (no copy of the block); only
-        the line that straddles two reads is joined.
+        A producer thread reads the blocks and runs hyperscan over them (both release the GIL) while this
+        thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = _State()
+        q: queue.Queue[tuple[bytes, int, int, list[tuple[int, int]]] | BaseException | None] = queue.Queue(maxsize=4)
+        stop = threading.Event()
+        producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
+        # NOTE: the producer needs the GIL only briefly between blocks; a short switch interval, with the line
+        # count done in small pieces, keeps it from waiting 5 ms behind the count each time.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        producer.start()
+        try:
+            while True:
+                item = q.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                data, lo, hi, hits = item
+                yield from self._segment(data, lo, hi, hits, st)
+        finally:
+            sys.setswitchinterval(interval)
+            stop.set()
+            while producer.is_alive():
+                try:
+                    q.get_nowait()
+                except queue.Empty:
+                    producer.join(0.05)
+        self.stats.lines = st.lineno
+
+    def _produce(self, stream: BinaryIO, q: queue.Queue, stop: threading.Event) -> None:  # type: ignore[type-arg]
+        """Read blocks, split them at newlines, find the hits; put (data, lo, hi, hits) segments on q."""
+        scratch = self.matcher.new_scratch()
+
+        def put(data: bytes, lo: int, hi: int) -> None:
+            view = memoryview(data)[lo:hi]
+            hits = [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
+            view.release()
+            while not stop.is_set():
+                try:
+                    q.put((data, lo, hi, hits), timeout=0.1)
+                    return
+                except queue.Full:
+                    continue
+
+        try:
+            self._segments(stream, put, stop)
+            q.put(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            q.put(exc)
+
+    def _segments(self, stream: BinaryIO, put: "Callable[[bytes, int, int], None]", stop: threading.Event) -> None:
+        """Cut the input into newline-terminated segments; only a line straddling two reads is copied."""
         carry = b""
         long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
-        while True:
+        while not stop.is_set():
             chunk = stream.read(self.block_size)
             self.stats.bytes += len(chunk)
             if not chunk:
                 if carry:
                     piece = carry if carry.endswith(b"\n") else carry + b"\n"
-                    yield from self._segment(piece, 0, len(piece), st)
-                break
+                    put(piece, 0, len(piece))
+                return
             if carry or long_line:
                 nl = chunk.find(b"\n")
                 if nl < 0:  # still inside one line
@@ -234,7 +257,7 @@ class Scanner:
                 head = carry + chunk[: nl + 1]
                 if len(head) > MAX_LINE + 1:
                     head = head[:MAX_LINE] + b"\n"
-                yield from self._segment(head, 0, len(head), st)
+                put(head, 0, len(head))
                 lo = nl + 1
                 carry, long_line = b"", False
             else:
@@ -244,17 +267,16 @@ class Scanner:
                 carry = chunk[lo : lo + MAX_LINE]
                 long_line = len(chunk) - lo > MAX_LINE
                 continue
-            yield from self._segment(chunk, lo, hi, st)
+            put(chunk, lo, hi)
             carry = chunk[hi : hi + MAX_LINE]
             long_line = len(chunk) - hi > MAX_LINE
-        self.stats.lines = st.lineno
 
-    def _segment(self, data: bytes, lo: int, hi: int, st: "_State") -> Iterator[HotLine]:
-        for item in self._block_lines(data, lo, hi, st):
+    def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: "_State") -> Iterator[HotLine]:
+        for item in self._block_lines(data, lo, hi, hits, st):
             self.stats.selected += 1
             st.last_emitted = item.lineno
             yield item
-        st.lineno += data.count(b"\n", lo, hi)
+        st.lineno += _count_lines(data, lo, hi)
         st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
     def _is_hot(self, data: bytes) -> bool:
@@ -274,7 +296,9 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _block_lines(self, block: bytes, lo: int, hi: int, st: "_State") -> Iterator[HotLine]:
+    def _block_lines(
+        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: "_State"
+    ) -> Iterator[HotLine]:
         """Hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
         windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
         want_prev = 0
@@ -285,9 +309,7 @@ class Scanner:
             windows.append((lo, end))
         last_line_start, line_end = -1, -1
         masks: dict[int, int] = {}
-        view = memoryview(block)[lo:hi]
-        for rel, ci in self.matcher.hits(view):
-            pos = rel + lo
+        for pos, ci in hits:
             if last_line_start <= pos < line_end:
                 start = last_line_start
             else:
@@ -310,7 +332,6 @@ class Scanner:
                     windows[-1] = (windows[-1][0], wend)
             else:
                 windows.append((wstart, wend))
-        view.release()
         if want_prev and not pending:
             yield from st.tail[-want_prev:]
         counted_to, lineno = lo, st.lineno
@@ -333,6 +354,14 @@ class _State:
         self.pending = 0
         self.last_emitted = 0
         self.tail: list[HotLine] = []
+
+
+def _count_lines(data: bytes, lo: int, hi: int) -> int:
+    """Newlines in data[lo:hi], counted in pieces so other threads get the GIL in between."""
+    n = 0
+    for i in range(lo, hi, COUNT_PIECE):
+        n += data.count(b"\n", i, min(i + COUNT_PIECE, hi))
+    return n
 
 
 def _back_lines(block: bytes, start: int, n: int, lo: int) -> tuple[int, int]:
