@@ -298,7 +298,8 @@ def crashdoc_command(arg: str | None) -> tuple[list[str], dict]:
     env = dict(os.environ)
     if arg:
         return shlex.split(arg), env
-    exe = shutil.which("crashdoc")
+    venv = REPO / ".venv" / "bin" / "crashdoc"
+    exe = str(venv) if venv.exists() else shutil.which("crashdoc")
     if exe:
         return [exe], env
     env["PYTHONPATH"] = str(REPO / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -310,9 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size-mb", type=int, default=1024, help="size of the generated log (default 1024)")
     ap.add_argument("--keep", action="store_true", help="keep the generated log (and print where it is)")
     ap.add_argument("--crashdoc", metavar="CMD", default=None,
-                    help="crashdoc command (default: `crashdoc` on PATH, else `python -m crashdoc` with PYTHONPATH=src)")
+                    help="crashdoc command (default: the repo's .venv/bin/crashdoc, else `crashdoc` on PATH, else `python -m crashdoc` with PYTHONPATH=src)")
     ap.add_argument("--dir", type=Path, default=None, help="where to write the log (default: a new temp dir)")
-    ap.add_argument("--runs", type=int, default=1, help="run each tool N times; report the fastest run")
+    ap.add_argument("--runs", type=int, default=3, help="run each tool N times; report the fastest run")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--check", action="store_true", help="exit 1 when a floor fails")
     ap.add_argument("--generate-only", type=Path, metavar="FILE", help=argparse.SUPPRESS)

@@ -31,7 +31,7 @@ MAX_LINE = 64 << 10
 """Longest line kept for parsing; the rest of a longer line is counted, not kept."""
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
-COUNT_PIECE = 1 << 18
+COUNT_PIECE = 1 << 16
 """Bytes per newline-count call."""
 MAX_BEFORE = 3
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
