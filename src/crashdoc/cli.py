@@ -123,14 +123,59 @@ def _diagnose_unit(args: argparse.Namespace, unit: str, kb: object, journal_args
 
 
 def _with_environment(args: argparse.Namespace, diag: Diagnosis) -> Diagnosis:
-    try:
-        from crashdoc.envdoctor import apply_to_diagnosis, check_environment
-    except ImportError as exc:  # pragma: no cover
-        raise CrashdocError(f"environment checks are not available: {exc}") from exc
+    from crashdoc.envdoctor import apply_to_diagnosis, check_environment, since_from_diagnosis
     from crashdoc.transport import runner_for
 
-    report = check_environment(runner_for(args.host), args.python)
+    unit = next((s for s in diag.sections if s.key == "unit"), None)
+    workdir = (unit.data.get("working_directory") if unit is not None else None) or None
+    report = check_environment(runner_for(args.host), args.python, since=since_from_diagnosis(diag), workdir=workdir)
     return apply_to_diagnosis(diag, report)
+
+
+def _checks(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+def cmd_env(args: argparse.Namespace) -> int:
+    """`crashdoc env`: the environment doctor alone."""
+    from crashdoc.envdoctor import check_environment, environment_diagnosis, list_checks
+    from crashdoc.transport import check_unit_name, runner_for
+
+    if args.list_checks:
+        for c in list_checks():
+            print(f"{c.name:<14} {'default' if c.default else 'opt-in ':<8} {c.title}")
+        return ExitStatus.ROOT_CAUSE
+    runner = runner_for(args.host)
+    python, workdir = args.python, args.workdir
+    if args.unit:
+        from crashdoc.systemd import read_unit_state
+
+        state = read_unit_state(runner, check_unit_name(args.unit))
+        python = python or state.python
+        workdir = workdir or state.working_directory
+        if not python:
+            raise InputError(f"cannot tell which Python {args.unit} runs (ExecStart); pass --python PATH")
+    since = None
+    if args.since:
+        from datetime import datetime
+
+        try:
+            since = datetime.fromisoformat(args.since)
+        except ValueError as exc:
+            raise InputError(f"--since {args.since!r}: expected an ISO time like 2026-11-30T09:12:00") from exc
+    report = check_environment(runner, python, checks=_checks(args.check), verify=args.verify, since=since,
+                               workdir=workdir, port=args.port)
+    where = f" on {args.host}" if args.host else ""
+    diag = environment_diagnosis(report, f"environment of {python or 'python3'}{where}")
+    out = _open_output(args)
+    try:
+        render(diag, args.format, out, args.width)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return ExitStatus.ROOT_CAUSE if diag.root_cause is not None else ExitStatus.NO_ERROR
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -226,6 +271,22 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--min-hit", type=float, default=0.0, help="exit 1 below this root-cause hit rate")
     e.add_argument("--min-category", type=float, default=0.0, help="exit 1 below this category hit rate")
     e.set_defaults(func=cmd_eval)
+
+    v = sub.add_parser("env", help="check the Python environment and host the service runs in", epilog=EPILOG)
+    v.add_argument("--python", metavar="PATH", help="the interpreter the service runs (default: python3 on the host)")
+    v.add_argument("--unit", metavar="UNIT", help="take the interpreter and working directory from this systemd unit")
+    v.add_argument("--host", metavar="[USER@]HOST[:PORT]", help="check this host over ssh")
+    v.add_argument("--check", action="append", metavar="NAME[,NAME]", help="run only these checks (or 'all')")
+    v.add_argument("--list-checks", action="store_true", help="list the checks and exit")
+    v.add_argument("--verify", default="serving", metavar="serving|all|none|PKG,...",
+                   help="which packages' installed files to check against their RECORD hashes")
+    v.add_argument("--since", metavar="ISO-TIME", help="set recent installs against this time (the first failure)")
+    v.add_argument("--workdir", metavar="DIR", help="the service's working directory (debris, free disk)")
+    v.add_argument("--port", type=int, help="the serving port (is something else listening on it?)")
+    v.add_argument("--format", "-f", choices=FORMATS, default="terminal")
+    v.add_argument("--output", "-o", metavar="FILE")
+    v.add_argument("--width", type=int)
+    v.set_defaults(func=cmd_env)
 
     r = sub.add_parser("rules", help="list, validate or test the knowledge base rules")
     r.add_argument("rules_cmd", choices=("list", "validate", "test"))

@@ -11,9 +11,9 @@ import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 CACHE = Path(os.environ.get("CRASHDOC_TEST_CACHE", "/var/cache/crashdoc-tests"))
 PYTHON = sys.executable
@@ -53,7 +53,7 @@ def build_wheel(pkg: Pkg, dest: Path) -> Path:
     dist = _escape(pkg.name)
     info = f"{dist}-{pkg.version}.dist-info"
     files = dict(pkg.files or {f"{pkg.import_name}/__init__.py": f'__version__ = "{pkg.version}"\n'})
-    meta = [f"Metadata-Version: 2.1", f"Name: {pkg.name}", f"Version: {pkg.version}"]
+    meta = ["Metadata-Version: 2.1", f"Name: {pkg.name}", f"Version: {pkg.version}"]
     meta += [f"Requires-Dist: {r}" for r in pkg.requires]
     files[f"{info}/METADATA"] = "\n".join(meta) + "\n\n"
     files[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: crashdoc-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"

@@ -8,11 +8,31 @@ and CUDA facts are data (groups.yaml, cuda.yaml); the probe (probe.py) runs in t
 its standard library only.
 """
 
-from crashdoc.envdoctor.checks import CHECKS, DEFAULT_CHECKS, OPTIONAL_CHECKS, list_checks
-from crashdoc.envdoctor.confirm import apply_to_diagnosis, environment_diagnosis, since_from_diagnosis
+from crashdoc.envdoctor.checks import (
+    CHECKS,
+    DEFAULT_CHECKS,
+    OPTIONAL_CHECKS,
+    list_checks,
+)
+from crashdoc.envdoctor.confirm import (
+    apply_to_diagnosis,
+    environment_diagnosis,
+    since_from_diagnosis,
+)
 from crashdoc.envdoctor.doctor import check_environment
-from crashdoc.envdoctor.errors import CheckSkipped, EnvDoctorError, ProbeError, TableError
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvReport, Subject
+from crashdoc.envdoctor.errors import (
+    CheckSkipped,
+    EnvDoctorError,
+    ProbeError,
+    TableError,
+)
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvReport,
+    Subject,
+)
 
 __all__ = [
     "CHECKS",

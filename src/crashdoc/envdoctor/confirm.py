@@ -4,9 +4,9 @@ has no clear error."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Iterable
 
 from crashdoc.envdoctor.facts import canonical
 from crashdoc.envdoctor.interface import EnvReport, Subject

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any
 
 from crashdoc.envdoctor.checks import CHECKS, DEFAULT_CHECKS
 from crashdoc.envdoctor.errors import CheckSkipped, ProbeError
 from crashdoc.envdoctor.facts import ProbeFacts, canonical, run_probe
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, EnvReport
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    EnvReport,
+)
 from crashdoc.envdoctor.table import Table, load_table
 from crashdoc.errors import CrashdocError
 from crashdoc.model import Section, Skipped

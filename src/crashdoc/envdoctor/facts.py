@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from crashdoc.envdoctor.errors import CheckSkipped, ProbeError
 from crashdoc.errors import TransportError
@@ -75,7 +76,8 @@ class ProbeFacts:
     def section(self, name: str) -> Mapping[str, Any]:
         """A probe section, or CheckSkipped with the probe's error for it."""
         if name in self.sections:
-            return self.sections[name]
+            section: Mapping[str, Any] = self.sections[name]
+            return section
         raise CheckSkipped(f"the probe could not collect {name}: {self.errors.get(name, 'not requested')}")
 
     @property

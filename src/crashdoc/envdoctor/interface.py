@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from crashdoc.envdoctor.errors import CheckSkipped
 from crashdoc.model import Evidence, Finding, Fix, Section, Skipped, Where

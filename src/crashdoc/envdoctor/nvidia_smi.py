@@ -101,7 +101,7 @@ def _run(runner: Runner, argv: list[str]) -> tuple[int, str] | None:
 
 def query(runner: Runner) -> SmiAnswer:
     """Ask nvidia-smi for the GPUs, then for the processes holding their memory."""
-    fields = GPU_FIELDS
+    fields: tuple[str, ...] = GPU_FIELDS
     answer = _run(runner, ["nvidia-smi", f"--query-gpu={','.join(fields)}", "--format=csv"])
     if answer is not None and answer[0] != 0 and "is not a valid field" in answer[1]:
         fields = tuple(f for f in GPU_FIELDS if f != "compute_cap")   # drivers before 510 do not know it

@@ -288,7 +288,7 @@ def _walk_files(root):
             yield os.path.normpath(os.path.join(dirpath, name))
 
 
-class _Listed(object):
+class _Listed:
     """Paths listed by every RECORD of one location, read only when a file looks unlisted."""
 
     def __init__(self):

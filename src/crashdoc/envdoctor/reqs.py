@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Iterable, Mapping
 
+from packaging.markers import UndefinedComparison, UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier
 from packaging.version import InvalidVersion, Version
@@ -32,7 +33,7 @@ def requirements(dist: Dist, markers: Mapping[str, str]) -> list[Requirement]:
             try:
                 if not req.marker.evaluate(env):
                     continue
-            except Exception:  # an unknown marker variable: be lenient, as pip is
+            except (UndefinedComparison, UndefinedEnvironmentName):  # be lenient, as pip is
                 continue
         out.append(req)
     return out

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -64,6 +65,11 @@ class Table:
     def groups_of(self, kind: str) -> tuple[Group, ...]:
         """The groups of one kind."""
         return tuple(g for g in self.groups if g.kind == kind)
+
+    @property
+    def indexes(self) -> dict[str, str]:
+        """Every group's package -> index URL template (`https://download.pytorch.org/whl/{variant}`)."""
+        return {k: v for g in self.groups for k, v in g.indexes.items()}
 
     def resolve(self, name: str) -> str:
         """A name from a log or an import (`flashinfer`) as a distribution name (`flashinfer-python`)."""

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from packaging.version import InvalidVersion, Version
 
 _CUDA_LABEL = re.compile(r"cu(\d+)(\d)$")
-_TORCH_CUDA = re.compile(r"^cuda\s*(?::[^=]*)?=\s*['\"](\d+)\.(\d+)", re.M)
-_TORCH_HIP = re.compile(r"^hip\s*(?::[^=]*)?=\s*['\"]([\d.]+)", re.M)
+_TORCH_CUDA = re.compile(r"^cuda\s*(?::[^=]*)?=\s*['\"](\d+)\.(\d+)", re.MULTILINE)
+_TORCH_HIP = re.compile(r"^hip\s*(?::[^=]*)?=\s*['\"]([\d.]+)", re.MULTILINE)
 
 
 def public(version: str) -> str:
@@ -60,15 +60,13 @@ def torch_build(version: str, version_py: str | None) -> tuple[str | None, str]:
     if version_py:
         m = _TORCH_CUDA.search(version_py)
         if m:
-            cuda = f"{m.group(1)}.{m.group(2)}"
-            return cuda, label_of_cuda(cuda)
+            return f"{m.group(1)}.{m.group(2)}", label_of_cuda(f"{m.group(1)}.{m.group(2)}")
         hip = _TORCH_HIP.search(version_py)
         if hip:
             return None, f"rocm{release(hip.group(1))}"
         return None, "cpu"
     label = local(version)
-    cuda = cuda_of_label(label)
-    return cuda, label or "unknown"
+    return cuda_of_label(label), label or "unknown"
 
 
 def driver_tuple(version: str) -> tuple[int, ...]:

@@ -6,7 +6,16 @@ tests in tests/envdoctor/test_<name>.py.
 
 from __future__ import annotations
 
-from crashdoc.envdoctor.checks import companions, debris, gpu, host, imports, integrity, recent, requirements
+from crashdoc.envdoctor.checks import (
+    companions,
+    debris,
+    gpu,
+    host,
+    imports,
+    integrity,
+    recent,
+    requirements,
+)
 from crashdoc.envdoctor.interface import EnvCheck
 
 _ALL = (companions, requirements, integrity, recent, debris, host, gpu, imports)

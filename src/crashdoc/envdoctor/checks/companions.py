@@ -5,11 +5,23 @@ from __future__ import annotations
 import re
 
 from crashdoc.envdoctor.facts import Dist, ProbeFacts, canonical
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.reqs import exact_pin, requirements
 from crashdoc.envdoctor.table import Group
 from crashdoc.envdoctor.versions import (
-    index_for, install_command, local, release, same_public, torch_build,
+    index_for,
+    install_command,
+    local,
+    release,
+    same_public,
+    torch_build,
 )
 from crashdoc.envdoctor.words import listing
 from crashdoc.model import Fix
@@ -132,7 +144,9 @@ def _cuda_wheels(ctx: CheckContext, group: Group, facts: ProbeFacts) -> list[Env
         return []
     cuda, _ = torch_build(torch.version, facts.torch_build)
     wheels = {d.key: (d, wheel_cuda_major(d, ctx.table.cuda.version_is_cuda)) for d in facts.active.values()}
-    off = [d for d, major in wheels.values() if major and cuda and major != cuda.split(".")[0]]
+    if cuda is None:
+        return []
+    off = [d for d, major in wheels.values() if major and major != cuda.split(".")[0]]
     if not off:
         return []
     users = {d.key: [o.name for o in facts.active.values() if o.key != torch.key and

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.words import ago, listing, plural, size, when
 from crashdoc.model import Fix
 

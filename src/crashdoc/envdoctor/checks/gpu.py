@@ -6,10 +6,22 @@ import re
 from dataclasses import asdict
 
 from crashdoc.envdoctor.facts import Dist, ProbeFacts
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.nvidia_smi import Gpu, SmiAnswer, query
 from crashdoc.envdoctor.table import CudaTable
-from crashdoc.envdoctor.versions import cuda_of_label, driver_tuple, pip_install, torch_build
+from crashdoc.envdoctor.versions import (
+    cuda_of_label,
+    driver_tuple,
+    pip_install,
+    torch_build,
+)
 from crashdoc.envdoctor.words import listing, plural
 from crashdoc.model import Fix, Skipped
 
@@ -126,7 +138,7 @@ def run(ctx: CheckContext) -> CheckResult:
     lines = [f"torch: {torch.label}, {'CUDA ' + cuda if cuda else variant} build"] if torch else []
     if smi.missing:
         devices = [d for d in (host or {}).get("nvidia_devices", []) if d[6:].isdigit()]
-        if torch and cuda and host is not None and not host.get("nvidia_driver") and not devices:
+        if facts and torch and cuda and host is not None and not host.get("nvidia_driver") and not devices:
             found.append(_no_driver(ctx, torch, cuda, facts))
         where = ctx.runner.host or "this machine"
         return CheckResult(tuple(found), (*lines, f"GPUs: nvidia-smi is not installed on {where}"), {},

@@ -5,8 +5,15 @@ from __future__ import annotations
 import json
 
 from crashdoc.envdoctor.errors import CheckSkipped
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
-from crashdoc.errors import TransportError
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
+from crashdoc.errors import CrashdocError, TransportError
 from crashdoc.model import Fix
 
 NAME = "imports"
@@ -36,10 +43,10 @@ def _classify(exception: str, message: str) -> tuple[str, Fix | None]:
     try:
         from crashdoc.kb import KnowledgeBase  # the knowledge base is optional here
         match = KnowledgeBase.load().classify(exception=exception, message=message, line=f"{exception}: {message}")
-    except Exception:
+    except (ImportError, CrashdocError):  # no knowledge base, or it cannot load: fall back to the hints
         match = None
     if match is not None:
-        return match.rule.category, Fix(match.fix_text, match.fix_command)
+        return match.rule.category, Fix(match.fix_text or "see the rule's explanation", match.fix_command)
     for needle, category in _HINTS:
         if needle in message:
             return category, None

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from crashdoc.envdoctor.facts import Dist, ProbeFacts
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.versions import index_for, install_command, local
 from crashdoc.envdoctor.words import ago, listing, plural, size, when
 from crashdoc.model import Fix, Skipped
@@ -35,9 +43,8 @@ def _note(entry: Mapping[str, Any], dist: Dist, facts: ProbeFacts) -> str:
 
 
 def _reinstall(ctx: CheckContext, dist: Dist) -> str:
-    indexes = {k: v for g in ctx.table.groups for k, v in g.indexes.items()}
     spec = f"{dist.name}=={dist.version}"
-    return install_command([(spec, index_for(indexes, dist.key, local(dist.version)))],
+    return install_command([(spec, index_for(ctx.table.indexes, dist.key, local(dist.version)))],
                            ("--force-reinstall", "--no-deps"))
 
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from crashdoc.envdoctor.facts import Dist, ProbeFacts
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.words import ago, listing, when
 from crashdoc.model import Fix
 

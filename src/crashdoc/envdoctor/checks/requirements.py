@@ -5,11 +5,18 @@ from __future__ import annotations
 from packaging.requirements import Requirement
 
 from crashdoc.envdoctor.facts import Dist, ProbeFacts, canonical
-from crashdoc.envdoctor.interface import CheckContext, CheckResult, EnvCheck, EnvFinding, Subject, env_finding
+from crashdoc.envdoctor.interface import (
+    CheckContext,
+    CheckResult,
+    EnvCheck,
+    EnvFinding,
+    Subject,
+    env_finding,
+)
 from crashdoc.envdoctor.reqs import closure, requirements, satisfied, spec_text
 from crashdoc.envdoctor.table import Table
 from crashdoc.envdoctor.versions import index_for, install_command, local
-from crashdoc.envdoctor.words import listing
+from crashdoc.envdoctor.words import listing, plural
 from crashdoc.model import Fix
 
 NAME = "requirements"
@@ -17,16 +24,12 @@ NAME = "requirements"
 
 def _companion_pairs(table: Table) -> set[tuple[str, str]]:
     """(a, b) pairs inside one companion group, which the companions check reports better."""
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for group in table.groups:
         if group.kind in ("same-version", "release-map"):
             for a in group.names:
                 pairs.update((a, b) for b in group.names if a != b)
     return pairs
-
-
-def _torch_indexes(table: Table) -> dict[str, str]:
-    return {k: v for g in table.groups for k, v in g.indexes.items()}
 
 
 def _missing(ctx: CheckContext, dist: Dist, reqs: list[Requirement], facts: ProbeFacts) -> EnvFinding:
@@ -43,7 +46,7 @@ def _missing(ctx: CheckContext, dist: Dist, reqs: list[Requirement], facts: Prob
 
 def _conflict(ctx: CheckContext, dist: Dist, req: Requirement, have: Dist, facts: ProbeFacts) -> EnvFinding:
     spec = spec_text(req)
-    index = index_for(_torch_indexes(ctx.table), have.key, local(have.version))
+    index = index_for(ctx.table.indexes, have.key, local(have.version))
     command = install_command([(spec, index)])
     return env_finding(
         NAME, f"{dist.key}:{have.key}", f"{dist.label} requires {spec}, but {have.label} is installed",
@@ -58,8 +61,7 @@ def _pinned(ctx: CheckContext, engine: Dist, off: list[tuple[Requirement, Dist |
             explanation: str) -> EnvFinding:
     wanted = [spec_text(r) for r, _ in off]
     have = [h.label if h else f"no {r.name}" for r, h in off]
-    indexes = _torch_indexes(ctx.table)
-    command = install_command([(spec_text(r), index_for(indexes, canonical(r.name), local(h.version) if h else None))
+    command = install_command([(spec_text(r), index_for(ctx.table.indexes, canonical(r.name), local(h.version) if h else None))
                                for r, h in off])
     dists = [engine, *(h for _, h in off if h)]
     return env_finding(
@@ -99,8 +101,8 @@ def run(ctx: CheckContext) -> CheckResult:
         if pinned_off:
             found.append(_pinned(ctx, dist, pinned_off, facts, pins[dist.key][1]))
     what = "the serving packages and what they require" if roots else "every installed package"
-    lines = (f"requirements: {len(scope)} packages checked ({what}): "
-             f"{'all satisfied' if not found else f'{len(found)} problem' + ('s' if len(found) > 1 else '')}",)
+    verdict = "all satisfied" if not found else plural(len(found), "problem")
+    lines = (f"requirements: {plural(len(scope), 'package')} checked ({what}): {verdict}",)
     return CheckResult(tuple(found), lines, {"checked": [d.name for d in scope], "problems": len(found)})
 
 
