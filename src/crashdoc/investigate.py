@@ -49,8 +49,12 @@ class _Pass:
         self.bytes = 0
         self.json_records = 0
         self.omitted = 0
+        self.awaiting: list[tuple[Candidate, list[str]]] = []
+        """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
 
     def feed(self, line: LogLine, mask: int) -> None:
+        if self.awaiting:
+            self._context(line)
         att = self.tracker.feed(line)
         self.attempt_of[line.lineno] = att
         if mask:
@@ -67,6 +71,8 @@ class _Pass:
         if cand is not None:
             cand.phase = self.phase.get(line.stream)
             self.cands.append(cand)
+            if _fix_incomplete(cand):
+                self.awaiting.append((cand, []))
             if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
                 self.tracker.mark_error()  # a warning at import time is printed by every process: not a restart
 
@@ -81,9 +87,45 @@ class _Pass:
             cand.phase = ph.title if ph else self.phase.get(trace.stream)
             self.cands.append(cand)
 
+    def _context(self, line: LogLine) -> None:
+        still = []
+        for cand, ctx in self.awaiting:
+            ctx.append(line.text)
+            if len(ctx) < CONTEXT_LINES:
+                still.append((cand, ctx))
+            else:
+                _complete_fix(cand, ctx)
+        self.awaiting = still
+
     def finish(self) -> None:
         for trace in self.builder.close():
             self._trace(trace)
+        for cand, ctx in self.awaiting:
+            _complete_fix(cand, ctx)
+        self.awaiting = []
+
+
+CONTEXT_LINES = 12
+"""Lines after an error searched for values its fix command needs."""
+
+
+def _fix_incomplete(cand: Candidate) -> bool:
+    """True when the rule's own command could not be filled from the error line (its fallback was used)."""
+    m = cand.match
+    if m is None or not getattr(m.rule, "fix_command", None) or not getattr(m.rule, "fallback_command", None):
+        return False
+    from crashdoc.kb.model import format_command
+
+    return format_command(m.rule.fix_command, m.captures) is None
+
+
+def _complete_fix(cand: Candidate, ctx: list[str]) -> None:
+    """Match the same rule on the error plus the lines after it; keep its fix when that fills the command."""
+    m = cand.match
+    again = m.rule.match(cand.exception, "\n".join([cand.message, *ctx]), cand.line.text.strip())
+    if again is not None and again.fix_command and not _fix_incomplete(dataclasses.replace(cand, match=again)):
+        cand.match = dataclasses.replace(m, captures=again.captures, fix_command=again.fix_command,
+                                         fix_text=again.fix_text)
 
 
 def _records(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
