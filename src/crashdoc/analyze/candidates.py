@@ -14,6 +14,9 @@ from crashdoc.parse.traceback import Stack, Trace, _looks_like_type
 SCORE_TRACEBACK = 40
 SCORE_ERROR_LINE = 30
 SCORE_TRUNCATED = 5
+SCORE_LOGGED_HINT = 24
+"""Ceiling for a cause rule hit on a line the engine logged at INFO/WARNING (unless the rule says any_level):
+below an unknown traceback (40), an unknown error line (30) and a killed/aborted process (25)."""
 CHAIN_PENALTY = 2
 WARNING_PENALTY = 1
 
@@ -32,6 +35,7 @@ _ERRORISH = re.compile(
 )
 
 
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _CARETS = re.compile(r"\s*[~^]+\s*$")
 
 
@@ -101,6 +105,9 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         score -= CHAIN_PENALTY  # "direct cause of the following": the later one wraps the earlier
     if nxt == "context" and role != "cause":
         score -= CHAIN_PENALTY  # "during handling of the above": the earlier one may be a handled probe
+    if nxt == "context" and (stack.exc_type or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS:
+        # `try: import x / except ImportError:` followed by another error: an optional-import probe
+        score = min(score, SCORE_TRACEBACK - 1)
     line = first
     matched = getattr(match, "matched_text", None) if match is not None else None
     if matched:
@@ -132,4 +139,7 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Ca
     score, role = _score(match, SCORE_ERROR_LINE)
     if not is_error:
         score -= WARNING_PENALTY  # the same rule on a warning and on an error: the error line is the evidence
+        if line.level in ("INFO", "WARNING") and match is not None and not getattr(match.rule, "any_level", False):
+            # the engine itself said this is not an error: it explains the crash only when nothing else does
+            score = min(score, SCORE_LOGGED_HINT)
     return Candidate(line, exc, msg, "line", attempt, score, role, match)

@@ -83,6 +83,8 @@ class Rule:
     lookups: tuple[Lookup, ...]
     path: str
     patterns: tuple[re.Pattern[str], ...] = field(compare=False, repr=False, hash=False)
+    any_level: bool = False
+    """The cause keeps its priority on an INFO/WARNING line (by default such a line yields to real errors)."""
 
     @property
     def is_consequence(self) -> bool:

@@ -152,14 +152,16 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: missing 'match'; add 'match:' with 'regex:' and/or 'exception: [TypeName]'")
     else:
         for key in match:
-            if key not in ("exception", "regex", "ignore_case"):
-                problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, ignore_case")
+            if key not in ("exception", "regex", "ignore_case", "any_level"):
+                problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, ignore_case, any_level")
         for name in _as_list(match.get("exception")):
             if not isinstance(name, str) or not _EXC_NAME.match(name):
                 problems.append(f"{where}: match.exception '{name}' is not a type name; write the last "
                                 "dotted component, e.g. OutOfMemoryError")
         if not isinstance(match.get("ignore_case", False), bool):
             problems.append(f"{where}: match.ignore_case must be true or false")
+        if not isinstance(match.get("any_level", False), bool):
+            problems.append(f"{where}: match.any_level must be true or false")
         flags = re.IGNORECASE if match.get("ignore_case") else 0
         found, groups = _check_regexes(where, _as_list(match.get("regex")), flags)
         problems += found
@@ -205,6 +207,7 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         fallback_command=fix.get("fallback_command"),
         exceptions=tuple(_as_list(match.get("exception"))), regexes=regexes,
         ignore_case=bool(match.get("ignore_case", False)),
+        any_level=bool(match.get("any_level", False)),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(re.compile(rx, flags) for rx in regexes),
     )

@@ -88,7 +88,7 @@ class Capture:
             skip_partial = True
         for p in self._tail:
             pieces.append((p.file.fileno(), 0, p.size))
-        return io.BufferedReader(_Chain(pieces, skip_partial), buffer_size=1 << 20)  # type: ignore[return-value]
+        return io.BufferedReader(_Chain(pieces, skip_partial), buffer_size=1 << 20)  # type: ignore[type-var]
 
 
 class _Chain(io.RawIOBase):

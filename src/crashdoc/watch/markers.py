@@ -4,10 +4,11 @@ percentage, which engine it is, that it is ready, that it is going down."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 
@@ -63,6 +64,10 @@ class Markers:
     phases: tuple[WatchPhase, ...]
     engines: tuple[Engine, ...]
     quick: re.Pattern[str]
+    after_ready: re.Pattern[str]
+    """A superset of what still matters once the server is up (fatal lines, errors, a restart's first line),
+    searched in the raw line
+    before it is parsed: a busy server's access log costs one search a line."""
 
     def phase_of(self, text: str) -> WatchPhase | None:
         """The phase this line announces on the live display, if any (first listed wins)."""
@@ -146,4 +151,19 @@ def load_markers() -> Markers:
     every = [rx.pattern for ph in phases for rx in (*ph.lines, *ph.progress)]
     every += [rx.pattern for e in engines for rx in (*e.start, *e.detect, *e.ready, *e.fatal)]
     quick = re.compile("|".join(f"(?:{_NAMED.sub('(?:', p)})" for p in every) or r"(?!)")
-    return Markers(tuple(phases), engines, quick)
+    fatal = [_unanchored(rx.pattern) for e in engines for rx in (*e.fatal, *e.start)]
+    after_ready = re.compile("|".join([*(f"(?:{p})" for p in fatal), _ERROR_WORDS]))
+    return Markers(tuple(phases), engines, quick, after_ready)
+
+
+#: words any error line carries (levels, exception names, tracebacks)
+_ERROR_WORDS = r"ERROR|CRITICAL|FATAL|Traceback|Error|Exception|Exit|Interrupt|Failure"
+
+
+def _unanchored(pattern: str) -> str:
+    """The pattern without a leading ^ or trailing $, so it also finds the line inside its prefixes (a superset)."""
+    pattern = _NAMED.sub("(?:", pattern)
+    pattern = pattern.removeprefix("^")
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1]
+    return pattern

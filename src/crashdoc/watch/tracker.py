@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from crashdoc.parse.lines import LogLine
 from crashdoc.watch.markers import Engine, Markers, Progress, WatchPhase
@@ -34,6 +35,10 @@ class Event:
     at: float
     """Wall-clock time."""
     text: str
+    phase: str | None = None
+    """Phase id, for `phase` and `progress` events."""
+    pct: float | None = None
+    """Progress percentage, for `progress` events."""
 
 
 @dataclass
@@ -116,14 +121,14 @@ class StartTracker:
                 cur.last = now
             cur = PhaseRecord(ph, now, now)
             self.reached.append(cur)
-            events.append(Event("phase", now, ph.title))
+            events.append(Event("phase", now, ph.title, ph.id))
         elif ph.index < cur.phase.index:
             return
         cur.last = now
         prog = self.markers.progress_of(ph, text)
         if prog is not None and prog != cur.progress:
             cur.progress = prog
-            events.append(Event("progress", now, f"{ph.title} {prog}"))
+            events.append(Event("progress", now, f"{ph.title} {prog}", ph.id, prog.pct))
 
     def status(self) -> str:
         """Where the attempt is, in a few words: `loading weights 50% (32/64)`."""

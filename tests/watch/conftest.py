@@ -1,0 +1,13 @@
+"""Fixtures for the watch/run tests (helpers live in tests/watch/helpers.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.watch.helpers import free_port
+
+
+@pytest.fixture
+def port() -> int:
+    """A free port for the fake server's health endpoint."""
+    return free_port()

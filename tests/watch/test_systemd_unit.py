@@ -1,0 +1,87 @@
+"""`crashdoc watch UNIT --host` against a real systemd: a Debian 12 container booted with systemd-nspawn
+(tests/fixtures/container.py), reached over ssh, running the fake vLLM server as a transient unit
+(`systemd-run`). Real `journalctl -f`, real `systemctl show`, a real restart loop, a real `--freeze-on-crash`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.watch.helpers import FAKE, crashdoc, free_port
+
+pytestmark = [pytest.mark.host, pytest.mark.slow]
+
+FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version (0.6.4)"
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from tests.fixtures.container import Container, build_rootfs, missing_tools
+
+    missing = missing_tools()
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed (apt-get install mmdebstrap systemd-container openssh-client)")
+    if os.geteuid() != 0:
+        pytest.skip("booting a container needs root")
+    rootfs = build_rootfs(log=tmp_path_factory.mktemp("rootfs") / "mmdebstrap.log")
+    c = Container(tmp_path_factory.mktemp("watchbox"), name="crashdoc-watch")
+    try:
+        c.prepare(rootfs)
+        # the fixture's own crash-looping unit is not needed here
+        (c.root / "etc/systemd/system/multi-user.target.wants/vllm-kimi-k25.service").unlink(missing_ok=True)
+        shutil.copy(FAKE, c.root / "opt/fake_server.py")
+        c.boot()
+        yield c
+    finally:
+        c.stop()
+
+
+def _ssh_env(box: object) -> dict[str, str]:
+    return {"CRASHDOC_SSH_OPTIONS": box.ssh_options_env}  # type: ignore[attr-defined]
+
+
+def test_crash_loop_is_diagnosed_and_frozen(box: object, tmp_path: Path) -> None:
+    port = free_port()
+    box.ssh("systemd-run", "--unit=fake-llm", "--property=Restart=on-failure", "--property=RestartSec=3",  # type: ignore[attr-defined]
+            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0.2")
+    report = tmp_path / "r.json"
+    res = crashdoc("watch", "fake-llm", "--host", box.target(), "--freeze-on-crash",  # type: ignore[attr-defined]
+                   "--health", f"http://127.0.0.1:{port}/health", "--health-interval", "0.3",
+                   "--report", str(report), "--width", "110", extra_env=_ssh_env(box), timeout=120)
+    assert res.status == 4, res.stderr
+    assert "crashed: its main process exited with status 1" in res.stderr
+    assert "loading weights" in res.stderr and "not up yet (connection refused)" in res.stderr
+    assert "stopping fake-llm.service so its restart loop stops: ssh " in res.stderr
+    assert FLASHINFER in res.out and "Worker_TP2" in res.out
+    data = json.loads(report.read_text())
+    assert data["watch"]["frozen"] is True and FLASHINFER in data["root_cause"]["message"]
+    time.sleep(5)  # longer than RestartSec: a loop that was not stopped would have started again
+    starts = box.ssh("journalctl", "-u", "fake-llm", "-o", "cat", "--no-pager", check=False).stdout  # type: ignore[attr-defined]
+    assert starts.count("vLLM API server version") == 1, starts[-2000:]
+    assert box.ssh("systemctl", "is-active", "fake-llm", check=False).stdout.strip() in ("inactive", "failed")  # type: ignore[attr-defined]
+
+
+def test_healthy_unit_over_ssh(box: object) -> None:
+    port = free_port()
+    box.ssh("systemd-run", "--unit=fake-ok", "/usr/bin/python3", "/opt/fake_server.py",  # type: ignore[attr-defined]
+            "--mode", "healthy", "--port", str(port), "--step", "0.1")
+    try:
+        res = crashdoc("watch", "fake-ok.service", "--host", box.target(),  # type: ignore[attr-defined]
+                       "--health", f"http://127.0.0.1:{port}/health", "--health-interval", "0.3",
+                       extra_env=_ssh_env(box), timeout=120)
+    finally:
+        box.ssh("systemctl", "stop", "fake-ok", check=False)  # type: ignore[attr-defined]
+    assert res.status == 0, res.stderr
+    assert "is up: health" in res.stderr and "importing modules" in res.stderr
+
+
+def test_unknown_unit_is_one_line(box: object) -> None:
+    res = crashdoc("watch", "no-such-llm", "--host", box.target(), extra_env=_ssh_env(box))  # type: ignore[attr-defined]
+    assert res.status == 2 and "is not known to systemd" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
