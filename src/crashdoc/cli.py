@@ -21,7 +21,8 @@ from crashdoc.status import ExitStatus
 FORMATS = ("terminal", "json", "markdown")
 
 EPILOG = """exit status: 0 root cause found; 3 no error in the evidence; 2 input or host unreadable;
-1 crashdoc failed (a bug: run again with --traceback and report it); 130 interrupted."""
+1 crashdoc failed (a bug: run again with --traceback and report it); 130 interrupted.
+eval: 0 at or above the floors, 4 below a floor or a decoy ranked first."""
 
 
 def _stderr(msg: str) -> None:
@@ -202,8 +203,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"category {t['category_hit']}/{t['cases']} = {t['category_rate']:.0%}; "
             f"decoy first {t['decoy_first']}; fix {t['fix_hit']}/{t['fix_cases']}; {t['seconds']} s"
         )
-    ok = totals["decoy_first"] == 0 and totals["root_cause_rate"] >= args.min_hit and totals["category_rate"] >= args.min_category
-    return 0 if ok else 1
+    # a decoy counts against the floors only when the case's own key is not on the same line
+    decoys = sum(1 for c in report.cases if c.decoy_first and not c.hit)
+    ok = decoys == 0 and totals["root_cause_rate"] >= args.min_hit and totals["category_rate"] >= args.min_category
+    return ExitStatus.ROOT_CAUSE if ok else ExitStatus.BELOW_FLOOR
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

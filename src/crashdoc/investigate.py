@@ -11,8 +11,9 @@ from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, 
 from crashdoc.analyze.phases import phase_of_frames, phase_of_line
 from crashdoc.analyze.rank import attempt_verdicts, best_attempt, fold, summary, to_finding
 from crashdoc.ingest.scan import MAX_LINE, Scanner
+from crashdoc.errors import InputError
 from crashdoc.model import Diagnosis, Skipped
-from crashdoc.parse.lines import LogLine, parse_json_record, parse_line
+from crashdoc.parse.lines import LogLine, parse_json_lines, parse_line
 from crashdoc.parse.traceback import Trace, TracebackBuilder
 
 
@@ -135,20 +136,21 @@ def _records(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
         lineno += 1
         p.bytes += len(data)
         data = data.rstrip(b"\r\n")[:MAX_LINE]
-        line: LogLine | None = None
+        lines: list[LogLine] = []
         if data.startswith(b"{"):
-            try:
-                rec = json.loads(data)
+            try:  # a raw non-UTF-8 byte inside a record must not lose the record
+                rec = json.loads(data.decode("utf-8", "replace"))
             except ValueError:
                 rec = None
             if isinstance(rec, dict):
-                line = parse_json_record(lineno, rec)
+                lines = parse_json_lines(lineno, rec)
                 p.json_records += 1
                 if rec.get("MESSAGE", "") is None:
                     p.omitted += 1
-        if line is None:
-            line = parse_line(lineno, data)
-        yield line, p.scanner.mask(line.text.encode("utf-8", "replace"))
+        if not lines:
+            lines = [parse_line(lineno, data)]
+        for line in lines:
+            yield line, p.scanner.mask(line.text.encode("utf-8", "replace"))
     p.lines = lineno
 
 
@@ -159,15 +161,20 @@ def _text(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
 
 
 def _is_json(stream: BinaryIO) -> bool:
-    head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
-    first = head.lstrip()[:1]
-    if first != b"{":
-        return False
-    line = head.lstrip().split(b"\n", 1)[0]
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return len(line) >= 4000  # a long first record cut by the peek: still JSON-shaped
+    """True when most of the first lines are JSON objects (a leading `Hint: ...` line from journalctl or a
+    shell prompt does not make a journal export text)."""
+    head = stream.peek(1 << 16)[: 1 << 16] if hasattr(stream, "peek") else b""
+    lines = [ln for ln in head.split(b"\n")[:8] if ln.strip()]
+    objects = 0
+    for ln in lines:
+        ln = ln.strip()
+        if not ln.startswith(b"{"):
+            continue
+        try:
+            objects += isinstance(json.loads(ln.decode("utf-8", "replace")), dict)
+        except ValueError:
+            objects += ln is lines[-1].strip() and len(ln) >= 1000  # a long record cut by the peek
+    return objects > 0 and objects * 2 >= len(lines)
 
 
 def diagnose_stream(stream: BinaryIO, source: str, kb: object | None = None) -> Diagnosis:
@@ -180,6 +187,8 @@ def diagnose_stream(stream: BinaryIO, source: str, kb: object | None = None) -> 
     p.finish()
     diag = _diagnosis(p, source)
     problem = getattr(stream, "problem", None)
+    if problem and p.lines == 0:
+        raise InputError(f"{source}: {problem.split(';')[0]}; nothing could be read")
     if problem:
         diag = dataclasses.replace(diag, skipped=(*diag.skipped, Skipped("input", problem)))
     return diag

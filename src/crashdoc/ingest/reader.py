@@ -17,6 +17,8 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def open_input(path: str) -> BinaryIO:
     """A binary stream over `path` (`-` is standard input); gzip is detected from the content."""
     if path == "-":
+        if sys.stdin is None or getattr(sys.stdin, "buffer", None) is None:
+            raise InputError("standard input is closed: pass a log file, a unit name, or pipe a log in")
         raw: BinaryIO = sys.stdin.buffer
         if raw.isatty():
             raise InputError("no input: pass a log file, a unit name, or pipe a log into `crashdoc diagnose -`")

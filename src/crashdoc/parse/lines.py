@@ -51,6 +51,7 @@ _ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z
 _SYSLOG = re.compile(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
+_KUBECTL_PREFIX = re.compile(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = re.compile(r"(?:stdout|stderr) [FP] ")
 _JOURNAL_ID = re.compile(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
 _FASTCHAT = re.compile(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
@@ -104,6 +105,11 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             if m2:
                 f.setdefault("level", m2.group("level"))
                 s = s[m2.end():]
+            continue
+        m = _KUBECTL_PREFIX.match(s)
+        if m:  # kubectl logs --prefix: "[pod/NAME/CONTAINER] "
+            f.setdefault("compose", m.group("pod"))
+            s = s[m.end():]
             continue
         m = _SYSLOG.match(s)
         if m:
@@ -244,6 +250,22 @@ def _message(value: Any) -> str:
         except (TypeError, ValueError):
             return ""
     return ""
+
+
+def parse_json_lines(lineno: int, rec: Mapping[str, Any]) -> list[LogLine]:
+    """Like parse_json_record, but a MESSAGE of several lines (Python's journal handler, JSON loggers) gives
+    one LogLine per line, all with the record's line number, so a traceback inside one record is rebuilt."""
+    first = parse_json_record(lineno, rec)
+    if first is None or "\n" not in first.raw:
+        return [first] if first is not None else []
+    out = []
+    for part in first.raw.split("\n"):
+        f: dict[str, Any] = {k: v for k, v in (("ts", first.ts), ("host", first.host), ("ident", first.ident),
+                                                ("ident_pid", first.pid if not first.engine_prefixed else None),
+                                                ("unit", first.unit), ("invocation", first.invocation)) if v is not None}
+        text = _inner(clean(part), f)
+        out.append(_build(lineno, part, text, f))
+    return out
 
 
 def parse_json_record(lineno: int, rec: Mapping[str, Any]) -> LogLine | None:

@@ -8,8 +8,8 @@ MAX_SHOWN = 400
 
 
 def safe(text: str | None, limit: int = MAX_SHOWN) -> str:
-    """ANSI removed, control characters visible, cut to `limit` characters."""
+    """ANSI removed, control characters (newlines too: one field is one line) visible, cut to `limit`."""
     if not text:
         return ""
-    s = visible(strip_ansi(text))
+    s = visible(strip_ansi(text)).replace("\n", "\\n").replace("\t", " ")
     return s if len(s) <= limit else s[: limit - 1] + "…"

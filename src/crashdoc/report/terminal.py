@@ -4,6 +4,8 @@ raw: ANSI and control characters are neutralised and nothing is parsed as rich m
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TextIO
 
 from rich.console import Console
@@ -36,6 +38,20 @@ def _where(f: Finding, n_attempts: int) -> list[str]:
     return out
 
 
+class _Console(Console):
+    """rich's Console, except that a closed pipe (`crashdoc ... | head`) ends the output quietly instead of
+    exiting with status 1, so the exit status still says what was found."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+
 class TerminalRenderer(Renderer):
     """Human report; colour only when writing to a terminal."""
 
@@ -47,8 +63,8 @@ class TerminalRenderer(Renderer):
         """Write the report."""
         isatty = out.isatty() if hasattr(out, "isatty") else False
         color = self.color if self.color is not None else isatty
-        con = Console(file=out, width=self.width or (None if isatty else 100), markup=False, highlight=False,
-                      emoji=False, no_color=not color, force_terminal=color, soft_wrap=False)
+        con = _Console(file=out, width=self.width or (None if isatty else 100), markup=False, highlight=False,
+                       emoji=False, no_color=not color, force_terminal=color, soft_wrap=False)
         label = lambda s: Text(f"{s:<9}", style="bold")  # noqa: E731
         con.print(Text(f"crashdoc: {safe(diag.source, 200)}", style="dim"))
         for sec in diag.sections:
@@ -57,7 +73,12 @@ class TerminalRenderer(Renderer):
                 con.print(Text("  " + safe(ln, 300)))
         rc = diag.root_cause
         if rc is None:
-            con.print(Text("No error found in this input.", style="bold green" if not diag.findings else "bold yellow"))
+            if diag.findings:
+                con.print(Text("No root cause in this input: only wrapper/consequence errors (below). The error that "
+                               "started the failure was printed before the captured part: read the whole attempt "
+                               "(for a unit: crashdoc diagnose UNIT).", style="bold yellow"))
+            else:
+                con.print(Text("No error found in this input.", style="bold green"))
         else:
             head = Text("Root cause ", style="bold red")
             head.append(f"[{rc.category}]", style="magenta")

@@ -35,6 +35,8 @@ MSG_UNIT_FAILURE = "d9b373ed55a64feb8242e02dbe79a49c"
 MSG_UNIT_SUCCESS = "7ad2d189f7e94e70a38c781354912448"
 MSG_RESTART_SCHEDULED = "5eb03494b6584870a536b337290809b3"
 
+#: systemd active states in which the unit's process runs (or is being stopped)
+_RUNNING = frozenset({"active", "activating", "reloading", "deactivating"})
 _EXITED = re.compile(r"Main process exited, code=(\w+), status=(\S+)")
 _RESULT = re.compile(r"Failed with result '([\w-]+)'")
 #: journal records read back when the journal has no start record of the unit
@@ -153,7 +155,13 @@ class UnitWatch(Watch):
         if not res.ok:
             raise FollowError(f"journalctl cannot read the journal of {self.target}: "
                               f"{res.stderr_line() or f'exit status {res.returncode}'}")
-        recs = [json.loads(ln) for ln in res.stdout.splitlines() if ln.startswith(b"{")]
+        recs = []
+        for ln in res.stdout.splitlines():
+            try:
+                recs.append(json.loads(ln))
+            except ValueError:
+                continue
+        recs = [r for r in recs if isinstance(r, dict)]
         if not recs:
             return [f"--lines={lines}"]
         chosen = recs[0]
@@ -341,17 +349,18 @@ class UnitWatch(Watch):
         return self.last_data > self.began or self.follower is None
 
     def catchup_done(self) -> None:
-        """An attempt that had already ended: report it during a restart loop (or in a copied journal), else wait
-        for the next start."""
+        """An attempt that had already ended: report it when the unit was running or in its restart loop when the
+        watch began (or in a copied journal); when the unit was stopped or failed, wait for its next start."""
+        st = self.state
+        running = st is None or st.sub_state == "auto-restart" or st.active_state in _RUNNING
         if self.pending is None:
-            idle = self.state is not None and self.state.active_state not in ("active", "activating", "reloading")
-            if self.ended or (not self.has_output and idle):
+            if self.ended or not running:
                 self._waiting()
             return
-        st = self.state
-        looping = st is None or st.sub_state == "auto-restart"
-        if self.pending.status == WatchStatus.CRASHED and looping:
-            self.session.display.note(f"the latest attempt of {self.target} had already failed when the watch began")
+        if self.pending.status == WatchStatus.CRASHED and running:
+            self.session.display.note(f"the latest attempt of {self.target} had already failed when the watch began"
+                                      if st is None or st.active_state not in _RUNNING else
+                                      f"the attempt of {self.target} failed while the watch was reading its start")
             return
         self.pending = None
         self._waiting()

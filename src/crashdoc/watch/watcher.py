@@ -20,6 +20,8 @@ from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
 
 TICK = 0.1
+#: the server printed its ready line this long ago and --health is still not up: say the URL may be wrong
+URL_HINT_AFTER = 30.0
 #: the catch-up is over at the first quiet tick, or after this many seconds of a source that never goes quiet
 CATCHUP_MAX = 3.0
 
@@ -70,6 +72,7 @@ class Watch:
         self.clock_from = self.began
         self.last_data = self.began
         self.up_noted = False
+        self.url_hinted = False
         self.extra_lines: list[str] = []
         self.extra_data: dict[str, object] = {}
 
@@ -162,8 +165,19 @@ class Watch:
             self.end(WatchStatus.CRASHED, f"the health endpoint has been down for {fmt_seconds(s.health.down_for(now))}"
                      f" ({st.detail if st else 'no answer'}) after it was up", now=True)
         elif not self.up_noted and self.timeout and now - self.clock_from >= self.timeout:
-            what = "its health endpoint did not answer" if s.health else "it did not print a ready line"
+            if s.health is not None:
+                st = s.health.state
+                what = f"its health endpoint did not answer 2xx ({st.detail if st else 'no answer'})"
+            else:
+                what = "it did not print a ready line"
             self.end(WatchStatus.TIMED_OUT, f"not up after {fmt_seconds(now - self.clock_from)}: {what}", now=True)
+        if (s.health is not None and not self.up_noted and not self.url_hinted and s.tracker.ready_at is not None
+                and now - s.tracker.ready_at >= URL_HINT_AFTER):
+            self.url_hinted = True
+            st = s.health.state
+            s.display.note(f"the server said it is up {fmt_seconds(now - s.tracker.ready_at)} ago but {s.health.url} "
+                           f"still answers {st.detail if st else 'nothing'}: is that the right URL (port, path)?",
+                           "bold yellow")
         return None
 
     def _up_reason(self) -> str:
