@@ -301,7 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = []  # type: ignore[type-arg]
+def _register_watch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from crashdoc.watch.cli import register
+
+    register(sub)
+
+
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_register_watch]  # type: ignore[type-arg]
+"""Subcommands registered by other stages (`watch`, `run`)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

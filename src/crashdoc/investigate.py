@@ -9,7 +9,7 @@ from typing import BinaryIO, Iterator
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
 from crashdoc.analyze.phases import phase_of_frames, phase_of_line
-from crashdoc.analyze.rank import attempt_verdicts, best_attempt, fold, summary, to_finding
+from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_verdicts, best_attempt, fold, summary, to_finding
 from crashdoc.ingest.scan import MAX_LINE, Scanner
 from crashdoc.errors import InputError
 from crashdoc.model import Diagnosis, Skipped
@@ -34,16 +34,40 @@ def make_scanner(kb: object) -> Scanner:
     return Scanner(extra_patterns=tuple(kb.scan_patterns()))  # type: ignore[attr-defined]
 
 
+class _Memo:
+    """kb.classify with a bounded memory of answers: a crash loop prints the same errors thousands of times."""
+
+    LIMIT = 20000
+
+    def __init__(self, kb: object) -> None:
+        self.kb = kb
+        self.seen: dict[tuple[str | None, str, str], object] = {}
+
+    def classify(self, exception: str | None, message: str, line: str) -> object:
+        key = (exception, message, line)
+        if key in self.seen:
+            return self.seen[key]
+        found = self.kb.classify(exception, message, line)  # type: ignore[attr-defined]
+        if len(self.seen) >= self.LIMIT:
+            self.seen.clear()
+        self.seen[key] = found
+        return found
+
+
 class _Pass:
     """State of one pass over the evidence."""
 
     def __init__(self, kb: object, scanner: Scanner) -> None:
-        self.kb = kb
+        self.kb = _Memo(kb)
         self.scanner = scanner
         self.rule_bit = scanner.class_bit("rule")
         self.tracker = AttemptTracker()
         self.builder = TracebackBuilder()
-        self.cands: list[Candidate] = []
+        self.pending: dict[int, list[Candidate]] = {}
+        """Candidates of attempts still open (a traceback may finish after the next attempt's first line)."""
+        self.ranked: dict[int, list[Group]] = {}
+        """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
+        self.best: tuple[int, int] | None = None
         self.attempt_of: dict[int, int] = {}
         self.phase: dict[str, str] = {}
         self.lines = 0
@@ -57,21 +81,25 @@ class _Pass:
         if self.awaiting:
             self._context(line)
         att = self.tracker.feed(line)
-        self.attempt_of[line.lineno] = att
-        if mask:
-            ph = phase_of_line(line.text)
-            if ph is not None:
-                self.phase[line.stream] = ph.title
         for trace in self.builder.feed(line):
             self._trace(trace)
         if line.lineno in self.builder.consumed:
+            self.builder.consumed.clear()  # only the current line is ever asked about
+            self.attempt_of[line.lineno] = att
             if "Traceback (most recent call last)" in line.text:
                 self.tracker.mark_error()
             return
+        if len(self.attempt_of) > 20000:  # keep only the lines of tracebacks still open
+            oldest = self.builder.oldest_open()
+            self.attempt_of = {k: v for k, v in self.attempt_of.items() if oldest is not None and k >= oldest}
+        if line.level in ("INFO", None):
+            ph = phase_of_line(line.text)
+            if ph is not None:
+                self.phase[line.stream] = ph.title
         cand = from_line(self.kb, line, att, bool(mask & self.rule_bit))  # type: ignore[arg-type]
         if cand is not None:
             cand.phase = self.phase.get(line.stream)
-            self.cands.append(cand)
+            self._add(cand)
             if _fix_incomplete(cand):
                 self.awaiting.append((cand, []))
             if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
@@ -86,7 +114,28 @@ class _Pass:
             cand = from_stack(self.kb, trace, stack, i, att)  # type: ignore[arg-type]
             ph = phase_of_frames(stack.frames)
             cand.phase = ph.title if ph else self.phase.get(trace.stream)
-            self.cands.append(cand)
+            self._add(cand)
+
+    def _add(self, cand: Candidate) -> None:
+        self.pending.setdefault(cand.attempt, []).append(cand)
+        current = self.tracker.current.index if self.tracker.attempts else 1
+        for idx in [i for i in self.pending if i < current - 1]:
+            self._close(idx)
+
+    def _close(self, idx: int) -> None:
+        """Fold and rank one attempt; keep all its groups only while it is the strongest attempt so far."""
+        groups = fold(self.pending.pop(idx)).get(idx, [])
+        if not groups:
+            return
+        top = groups[0].first
+        key = (top.score, idx) if top.role != "consequence" else None
+        if key is not None and (self.best is None or key > self.best):
+            if self.best is not None:
+                self.ranked[self.best[1]] = self.ranked[self.best[1]][:1]
+            self.best = key
+            self.ranked[idx] = groups[:MAX_FINDINGS]
+        else:
+            self.ranked[idx] = groups[:1] if key is not None or self.ranked else groups[:5]
 
     def _context(self, line: LogLine) -> None:
         still = []
@@ -104,6 +153,8 @@ class _Pass:
         for cand, ctx in self.awaiting:
             _complete_fix(cand, ctx)
         self.awaiting = []
+        for idx in sorted(self.pending):
+            self._close(idx)
 
 
 CONTEXT_LINES = 12
@@ -195,7 +246,7 @@ def diagnose_stream(stream: BinaryIO, source: str, kb: object | None = None) -> 
 
 
 def _diagnosis(p: _Pass, source: str) -> Diagnosis:
-    ranked = fold(p.cands)
+    ranked = dict(sorted(p.ranked.items()))
     chosen = best_attempt(ranked)
     states = p.tracker.attempts
     attempts = attempt_verdicts(states, ranked)

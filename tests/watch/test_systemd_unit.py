@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.watch.helpers import FAKE, crashdoc, free_port
+from tests.watch.helpers import FAKE, crashdoc, free_port, start_crashdoc, stop
 
 pytestmark = [pytest.mark.host, pytest.mark.slow]
 
@@ -85,3 +85,45 @@ def test_unknown_unit_is_one_line(box: object) -> None:
     res = crashdoc("watch", "no-such-llm", "--host", box.target(), extra_env=_ssh_env(box))  # type: ignore[attr-defined]
     assert res.status == 2 and "is not known to systemd" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_watch_begun_during_a_restart_loop_reports_the_failure(box: object) -> None:
+    port = free_port()
+    box.ssh("systemd-run", "--unit=fake-loop", "--property=Restart=always", "--property=RestartSec=4",  # type: ignore[attr-defined]
+            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0")
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            sub = box.ssh("systemctl", "show", "-p", "SubState", "--value", "fake-loop", check=False).stdout.strip()  # type: ignore[attr-defined]
+            if sub == "auto-restart":
+                break
+            time.sleep(0.2)
+        res = crashdoc("watch", "fake-loop", "--host", box.target(), "--format", "json",  # type: ignore[attr-defined]
+                       extra_env=_ssh_env(box), timeout=120)
+    finally:
+        box.ssh("systemctl", "stop", "fake-loop", check=False)  # type: ignore[attr-defined]
+    assert res.status == 4, res.stderr
+    assert FLASHINFER in json.loads(res.stdout)["root_cause"]["message"]
+
+
+def test_failed_unit_is_waited_for_and_its_next_start_watched(box: object) -> None:
+    port = free_port()
+    box.ssh("systemd-run", "--unit=fake-once", "--property=Restart=no", "--property=RemainAfterExit=no",  # type: ignore[attr-defined]
+            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if box.ssh("systemctl", "is-failed", "fake-once", check=False).stdout.strip() == "failed":  # type: ignore[attr-defined]
+            break
+        time.sleep(0.2)
+    live = start_crashdoc("watch", "fake-once", "--host", box.target(), extra_env=_ssh_env(box))  # type: ignore[attr-defined]
+    try:
+        live.err.wait_for("waiting for its next start", timeout=60)
+        box.ssh("systemctl", "restart", "fake-once")  # type: ignore[attr-defined]
+        rc = live.wait(60)
+    finally:
+        stop(live.proc)
+        box.ssh("systemctl", "reset-failed", "fake-once", check=False)  # type: ignore[attr-defined]
+    assert rc == 4, live.err.text()
+    err = live.err.text()
+    assert "waiting for its next start" in err and "crashed: its main process exited with status 1" in err
+    assert FLASHINFER in live.out.text()

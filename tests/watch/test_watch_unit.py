@@ -5,6 +5,7 @@ locally and over ssh; and the one-line errors of a unit watch."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -147,3 +148,19 @@ def test_freeze_needs_a_live_unit(tmp_path: Path) -> None:
 def test_bad_unit_name_is_refused() -> None:
     res = crashdoc("watch", "vllm;reboot", "--file", "/tmp/x.journal")
     assert res.status == 2 and "refusing unit name" in res.stderr
+
+
+def test_journalctl_that_stops_following_is_one_line(tmp_path: Path) -> None:
+    """journalctl -f ending with an error (here a stand-in journalctl on PATH) is reported with its reason."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_journalctl = bin_dir / "journalctl"
+    fake_journalctl.write_text('#!/bin/sh\ncase "$*" in *--follow*) echo "Failed to get journal fd: Too many open '
+                               'files" >&2; exit 1;; esac\nexit 0\n')
+    fake_journalctl.chmod(0o755)
+    res = crashdoc("watch", "fake-llm", "--file", str(tmp_path / "x.journal"),
+                   extra_env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert res.status == 2
+    assert res.stderr.strip().endswith("journalctl cannot follow the journal of fake-llm.service in "
+                                       f"{tmp_path / 'x.journal'}: Failed to get journal fd: Too many open files")
+    assert "Traceback" not in res.stderr

@@ -29,7 +29,17 @@ class Group:
 
     fingerprint: str
     first: Candidate
-    copies: list[Candidate] = field(default_factory=list)
+    processes: set[str] = field(default_factory=set)
+    ranks: set[int] = field(default_factory=set)
+    streams: set[str] = field(default_factory=set)
+
+    def add(self, c: Candidate) -> None:
+        """Count one more copy (only what the report needs is kept, not the copy)."""
+        if c.line.process:
+            self.processes.add(c.line.process)
+        if c.line.rank is not None:
+            self.ranks.add(c.line.rank)
+        self.streams.add(c.line.stream)
 
     @property
     def key(self) -> tuple[int, int]:
@@ -54,11 +64,10 @@ def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
         groups = per.setdefault(c.attempt, {})
         g = groups.get(fp)
         if g is None:
-            groups[fp] = Group(fp, c, [c])
-        else:
-            g.copies.append(c)
-            if c.score > g.first.score:  # a copy a rule recognised better (e.g. the raw re-print)
-                g.first = c
+            g = groups[fp] = Group(fp, c)
+        elif c.score > g.first.score:  # a copy a rule recognised better (e.g. the raw re-print)
+            g.first = c
+        g.add(c)
     return {a: sorted(gs.values(), key=lambda g: g.key) for a, gs in per.items()}
 
 
@@ -118,9 +127,7 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     """A folded group as a model Finding."""
     c, m = g.first, g.first.match
     frame = engine_frame(c.stack.frames) if c.stack is not None and c.stack.frames else None
-    procs = sorted({x.line.process for x in g.copies if x.line.process})
-    ranks = sorted({x.line.rank for x in g.copies if x.line.rank is not None})
-    streams = {x.line.stream for x in g.copies}
+    procs, ranks, streams = sorted(g.processes), sorted(g.ranks), g.streams
     if m is not None:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
         category, rule, explanation = m.rule.category, m.rule.id, m.rule.explanation

@@ -325,12 +325,18 @@ class Scanner:
             wstart, short = _back_lines(block, start, cls.before, lo)
             if not windows and wstart == lo:
                 want_prev = max(want_prev, short)
-            wend, short = _skip_lines(block, start, cls.after + 1, hi)
-            owed = max(owed, short)
             if windows and wstart <= windows[-1][1]:
-                if wend > windows[-1][1]:
-                    windows[-1] = (windows[-1][0], wend)
+                cur = windows[-1][1]
+                # NOTE: extend from the current end, so a run of hot lines costs one pass, not one per hit
+                have = block.count(b"\n", start, cur) if cur > start else 0
+                if have < cls.after + 1:
+                    wend, short = _skip_lines(block, max(cur, start), cls.after + 1 - have, hi)
+                    owed = max(owed, short)
+                    if wend > cur:
+                        windows[-1] = (windows[-1][0], wend)
             else:
+                wend, short = _skip_lines(block, start, cls.after + 1, hi)
+                owed = max(owed, short)
                 windows.append((wstart, wend))
         if want_prev and not pending:
             yield from st.tail[-want_prev:]

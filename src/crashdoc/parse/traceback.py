@@ -76,6 +76,7 @@ class _Open:
     exc_lines: list[LogLine] = field(default_factory=list)
     state: str = "frames"  # frames | message | between
     outer: str = "main"
+    first_lineno: int = 0
     link: str | None = None
     idle: int = 0
 
@@ -111,7 +112,7 @@ class TracebackBuilder:
                 yield from self._close_key(key)
             self.consumed.add(line.lineno)
             intro = text.split("Traceback (most recent call last)")[0].strip(" +|:")
-            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line, outer=line.outer)
+            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line, outer=line.outer, first_lineno=line.lineno)
             self._open[key] = cur
             self._last_opened = key
             return
@@ -119,7 +120,7 @@ class TracebackBuilder:
             if not _FRAME.match(text):
                 return
             # an excerpt that starts inside a traceback: open one without its header
-            cur = _Open(stream=key, intro="", loc=line.loc, outer=line.outer)
+            cur = _Open(stream=key, intro="", loc=line.loc, outer=line.outer, first_lineno=line.lineno)
             self._open[key] = cur
             self._last_opened = key
         if cur.intro.startswith("Exception Group") or text.lstrip().startswith(("|", "+")):
@@ -213,6 +214,14 @@ class TracebackBuilder:
         self._finish_stack(cur)
         if cur.stacks:
             yield Trace(cur.stream, tuple(cur.stacks), cur.intro)
+
+    def has_open(self) -> bool:
+        """True while some stream is inside a traceback."""
+        return bool(self._open)
+
+    def oldest_open(self) -> int | None:
+        """First line number of the oldest traceback still open, or None."""
+        return min((o.first_lineno for o in self._open.values()), default=None)
 
     def close(self) -> Iterator[Trace]:
         """Flush every open traceback (end of input); a traceback without its exception is `truncated`."""

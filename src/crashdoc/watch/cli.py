@@ -6,10 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from crashdoc.watch.display import MODES
 from crashdoc.watch.errors import WatchStatus, WatchUsageError
 
 FORMATS = ("terminal", "json", "markdown")
+#: --display: live (rich, on a terminal), plain (a line per change), none; auto picks live on a terminal
+MODES = ("auto", "live", "plain", "none")
 
 WATCH_EPILOG = f"""exit status: {WatchStatus.HEALTHY} up (health endpoint answered 2xx, or without --health the server
 printed its ready line); {WatchStatus.CRASHED} crashed (diagnosis printed); {WatchStatus.STOPPED} ended without an

@@ -22,7 +22,6 @@ from crashdoc.report.safe import safe
 from crashdoc.watch.health import HealthState
 from crashdoc.watch.tracker import Event, StartTracker, fmt_seconds
 
-MODES = ("auto", "live", "plain", "none")
 #: in plain mode, a progress line each time the percentage enters a new step of this size (and at 100%)
 PLAIN_PROGRESS_STEP = 25
 
