@@ -41,6 +41,7 @@ test: system-deps $(BIN)/crashdoc
 
 bench: $(BIN)/crashdoc
 	$(BIN)/python bench/bench_scan.py
+	$(BIN)/python bench/bench_watch.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
