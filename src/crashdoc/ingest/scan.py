@@ -279,9 +279,6 @@ class Scanner:
         st.lineno += _count_lines(data, lo, hi)
         st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
-    def _is_hot(self, data: bytes) -> bool:
-        return bool(self.matcher.hits(data))
-
     def mask(self, data: bytes) -> int:
         """Marker classes matching one line (for inputs parsed record by record, like journal JSON)."""
         m = 0
