@@ -68,6 +68,7 @@ class _Pass:
         self.ranked: dict[int, list[Group]] = {}
         """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
         self.best: tuple[int, int] | None = None
+        self.attempt_now = 1
         self.attempt_of: dict[int, int] = {}
         self.phase: dict[str, str] = {}
         self.lines = 0
@@ -81,6 +82,10 @@ class _Pass:
         if self.awaiting:
             self._context(line)
         att = self.tracker.feed(line)
+        if att != self.attempt_now:
+            self.attempt_now = att
+            for trace in self.builder.close():  # a traceback never spans a restart
+                self._trace(trace)
         for trace in self.builder.feed(line):
             self._trace(trace)
         if line.lineno in self.builder.consumed:
@@ -125,6 +130,10 @@ class _Pass:
     def _close(self, idx: int) -> None:
         """Fold and rank one attempt; keep all its groups only while it is the strongest attempt so far."""
         groups = fold(self.pending.pop(idx)).get(idx, [])
+        if idx in self.ranked:  # late candidates of an attempt already closed: rank them with what it kept
+            groups = sorted([*self.ranked.pop(idx), *groups], key=lambda g: g.key)
+            if self.best is not None and self.best[1] == idx:
+                self.best = None
         if not groups:
             return
         top = groups[0].first
