@@ -74,3 +74,10 @@ def test_wrapper_format_assets(expected: Path) -> None:
         assert rc.where.process == exp["process"], (log.name, rc.where.process)
     if exp.get("attempts"):
         assert len(diag.attempts) == exp["attempts"], (log.name, [a.outcome for a in diag.attempts])
+
+
+def test_extra_corpus_from_other_bug_reports() -> None:
+    """20 cases from public reports that are not in the dev set (tests/corpus_extra/README.md lists them)."""
+    r = crashdoc("eval", str(ROOT / "tests" / "corpus_extra"), "--format", "json", "--min-hit", "0.9", "--min-category", "0.9")
+    assert r.status == 0, r.stdout[-3000:]
+    assert r.json["totals"]["decoy_first"] == 0
