@@ -102,7 +102,7 @@ def test_ctrl_c_stops_watching(journal: LiveJournal) -> None:
         rc = live.wait(20)
     finally:
         stop(live.proc)
-    assert rc == 130 and "stopped watching" in live.err.text() and "Traceback" not in live.err.text()
+    assert rc == 130 and "stopped watching" in live.err.text() and "Traceback" not in live.err.text(), live.err.text()
 
 
 def test_over_ssh(journal: LiveJournal, port: int, sshd: object) -> None:

@@ -187,7 +187,10 @@ class UnitWatch(Watch):
 
     def _unfollow(self) -> None:
         if self.follower is not None:
-            self.sel.unregister(self.follower.fd)
+            try:
+                self.sel.unregister(self.follower.fd)
+            except (KeyError, ValueError):
+                pass  # interrupted between starting the follower and registering it
             self.follower.close()
             self.follower = None
 

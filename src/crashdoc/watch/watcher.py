@@ -105,9 +105,10 @@ class Watch:
             parts.append(f"health {self.session.health.url}")
         if self.timeout:
             parts.append(f"timeout {fmt_seconds(self.timeout)}")
-        self.session.display.note(", ".join(parts) + " (Ctrl-C stops)")
         old = {sig: signal.signal(sig, _terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
         try:
+            # NOTE: announced inside the try, so a Ctrl-C right after the line is read is reported as a stop
+            self.session.display.note(", ".join(parts) + " (Ctrl-C stops)")
             while True:
                 got = self.poll(TICK) if not self.halted else False
                 now = time.time()
