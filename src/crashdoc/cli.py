@@ -88,6 +88,11 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
         with open_input(target) as stream:
             diag = diagnose_stream(stream, "standard input" if target == "-" else target, kb=kb)
+    if args.env and not args.python:
+        unit = next((s for s in diag.sections if s.key == "unit"), None)
+        args.python = (unit.data.get("python") if unit is not None else None) or None
+        if not args.python:
+            raise InputError("--env: cannot tell which Python the unit runs (ExecStart); pass --python PATH")
     if args.python:
         diag = _with_environment(args, diag)
     out = _open_output(args)
@@ -265,6 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--directory", metavar="DIR", help="read journal files from DIR")
     d.add_argument("--journal-root", metavar="DIR", help="read the journal of an OS tree at DIR")
     d.add_argument("--python", metavar="PATH", help="also check this Python environment (confirms the root cause)")
+    d.add_argument("--env", action="store_true",
+                   help="for a unit: also check the environment of the Python its ExecStart runs (read-only)")
     d.set_defaults(func=cmd_diagnose)
 
     e = sub.add_parser("eval", help="score crashdoc on a corpus folder (cases/<id>.log + <id>.json)")

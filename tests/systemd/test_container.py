@@ -7,6 +7,8 @@ API server fail afterwards with vLLM's wrapper errors. The freeze test runs last
 
 from __future__ import annotations
 
+import json
+
 import shutil
 from pathlib import Path
 
@@ -45,6 +47,16 @@ def _assert_verdict(report: dict, newest_may_be_cut: bool = False) -> None:
     assert all(a["invocation_id"] for a in attempts)
     if not newest_may_be_cut:
         assert f"all {len(attempts)} attempts failed with the same error" in report["summary"]
+
+
+def test_env_checks_the_interpreter_the_unit_runs(container: Container) -> None:
+    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "--env", "-f", "json",
+                  ssh_options=container.ssh_options_env)
+    assert res.returncode == 0, res.stderr
+    report = res.json
+    env = report["environment"]
+    assert "/opt/venv/bin/python3" in " ".join(env["lines"]) or "/opt/venv" in json.dumps(env)
+    assert report["root_cause"]["exception"] == "RuntimeError"
 
 
 def test_diagnose_over_ssh_names_cause_process_fix_and_attempts(container: Container) -> None:
