@@ -151,7 +151,12 @@ def attempt_verdicts(states: list[AttemptState], ranked: dict[int, list[Group]])
     for st in states:
         groups = ranked.get(st.index) or []
         top = groups[0].first if groups and groups[0].first.role != "consequence" else None
-        outcome = st.outcome or ("failed" if top is not None and top.score >= SCORE_ERROR_LINE else "no error seen")
+        cut = bool(groups) and groups[0].first.kind == "truncated"
+        outcome = st.outcome or (
+            "failed" if top is not None and top.score >= SCORE_ERROR_LINE
+            else "cut off inside a traceback (still starting when captured?)" if cut
+            else "no error seen"
+        )
         if st.gave_up:
             outcome += "; systemd gave up (start request repeated too quickly)"
         out.append(
