@@ -13,7 +13,7 @@ from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_verdicts, best_at
 from crashdoc.ingest.scan import MAX_LINE, Scanner
 from crashdoc.errors import InputError
 from crashdoc.model import Diagnosis, Skipped
-from crashdoc.parse.lines import LogLine, parse_json_lines, parse_line
+from crashdoc.parse.lines import LineParser, LogLine, parse_json_lines, parse_line
 from crashdoc.parse.traceback import Trace, TracebackBuilder
 
 
@@ -69,6 +69,7 @@ class _Pass:
         """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
         self.best: tuple[int, int] | None = None
         self.attempt_now = 1
+        self.kept: set[str] = set()
         self.attempt_of: dict[int, int] = {}
         self.phase: dict[str, str] = {}
         self.lines = 0
@@ -140,11 +141,23 @@ class _Pass:
         key = (top.score, idx) if top.role != "consequence" else None
         if key is not None and (self.best is None or key > self.best):
             if self.best is not None:
-                self.ranked[self.best[1]] = self.ranked[self.best[1]][:1]
+                self.ranked[self.best[1]] = self._light(self.ranked[self.best[1]][:1])
             self.best = key
             self.ranked[idx] = groups[:MAX_FINDINGS]
         else:
-            self.ranked[idx] = groups[:1] if key is not None or self.ranked else groups[:5]
+            self.ranked[idx] = self._light(groups[:1] if key is not None or self.ranked else groups[:5])
+
+    def _light(self, groups: list[Group]) -> list[Group]:
+        """Groups of an attempt that is not reported in full: the first time an error is seen it keeps its
+        traceback (for "other findings"); repeats keep only what the attempt's verdict needs."""
+        out = []
+        for g in groups:
+            if g.fingerprint in self.kept:
+                g.first = dataclasses.replace(g.first, stack=None, trace=None)
+            else:
+                self.kept.add(g.fingerprint)
+            out.append(g)
+        return out
 
     def _context(self, line: LogLine) -> None:
         still = []
@@ -215,8 +228,9 @@ def _records(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
 
 
 def _text(stream: BinaryIO, p: _Pass) -> Iterator[tuple[LogLine, int]]:
+    parser = LineParser()
     for hot in p.scanner.lines(stream):
-        yield parse_line(hot.lineno, hot.data), hot.mask
+        yield parser.parse(hot.lineno, hot.data), hot.mask
     p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
 
 

@@ -81,3 +81,24 @@ def test_journal_json_record_with_byte_array_message_and_invocation() -> None:
 def test_journal_json_null_message_says_it_was_omitted() -> None:
     line = parse_json_record(1, {"__REALTIME_TIMESTAMP": "1", "MESSAGE": None})
     assert line is not None and "journalctl --all" in line.text
+
+
+def test_prefix_memory_gives_the_same_lines_as_a_full_parse() -> None:
+    """LineParser reuses recent prefixes; on every real-shaped log it must agree with parse_line exactly."""
+    from pathlib import Path
+
+    from crashdoc.parse.lines import LineParser
+
+    root = Path(__file__).resolve().parents[2]
+    logs = [*sorted((root / "tests" / "assets" / "logs").glob("*.log")), root / "examples" / "founding-case.log",
+            *sorted((root.parent / "shared" / "corpus" / "dev" / "cases").glob("*.log")),
+            *sorted((root / "tests" / "corpus_extra" / "cases").glob("*.log"))]
+    checked = reused = 0
+    for log in logs:
+        parser = LineParser()
+        for n, raw in enumerate(log.read_bytes().split(b"\n"), 1):
+            fast, full = parser.parse(n, raw), parse_line(n, raw)
+            assert fast == full, (log.name, n)
+            checked += 1
+        reused += len(parser.recent)
+    assert checked > 5000 and reused > 0

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from crashdoc.parse.text import clean
+from crashdoc.parse.text import _ANSI_HINT, _CONTROL, clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,7 @@ class LogLine:
     """Stream of the wrapper around the engine's text (journald `ident[pid]`, compose service, or `main`)."""
 
 
+_UNSAFE = re.compile(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
 _COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
 _ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
 _SYSLOG = re.compile(
@@ -156,6 +157,7 @@ def _inner(s: str, f: dict[str, Any]) -> str:
     if m:
         f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
         f["loc"] = m.group("loc") or m.group("loc2")
+        f["final"] = True  # nothing after a vLLM logger header is a prefix
         return s[m.end():]
     m = _BARE_LOC.match(s)
     if m:  # an excerpt cut inside the logger header: "[core.py:515] message"
@@ -239,6 +241,42 @@ def parse_line(lineno: int, data: bytes | str) -> LogLine:
     f: dict[str, Any] = {}
     text = _inner(_outer(clean(raw), f), f)
     return _build(lineno, raw, text, f)
+
+
+class LineParser:
+    """parse_line with a memory of recent full prefixes.
+
+    Every line of a logged traceback repeats the same prefix (`Mon DD HH:MM:SS host id[pid]: (Worker_TP3 pid=N)
+    ERROR MM-DD HH:MM:SS [file.py:N] `); once one line with a vLLM logger header is parsed, the next lines that
+    start with exactly that prefix get the same fields without parsing it again. Gives the same LogLines as
+    parse_line (a test checks it on every asset and corpus log).
+    """
+
+    SLOTS = 16
+
+    def __init__(self) -> None:
+        self.recent: list[tuple[str, LogLine]] = []
+
+    def parse(self, lineno: int, data: bytes | str) -> LogLine:
+        """Parse one raw input line."""
+        raw = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        raw = raw.rstrip("\r\n")
+        plain = "\x1b" not in raw and not _UNSAFE.search(raw)
+        if plain:
+            for i, (prefix, tpl) in enumerate(self.recent):
+                if raw.startswith(prefix):
+                    if i:
+                        self.recent.insert(0, self.recent.pop(i))
+                    return LogLine(lineno, raw, raw[len(prefix):], tpl.level, tpl.process, tpl.pid, tpl.rank,
+                                   tpl.ts, tpl.host, tpl.ident, tpl.unit, tpl.invocation, tpl.loc, tpl.stream,
+                                   tpl.engine_prefixed, tpl.outer)
+        f: dict[str, Any] = {}
+        text = _inner(_outer(clean(raw), f), f)
+        line = _build(lineno, raw, text, f)
+        if plain and f.get("final") and raw.endswith(text) and len(text) < len(raw):
+            self.recent.insert(0, (raw[: len(raw) - len(text)], line))
+            del self.recent[self.SLOTS :]
+        return line
 
 
 def _message(value: Any) -> str:
