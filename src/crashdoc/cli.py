@@ -95,6 +95,11 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             raise InputError("--env: cannot tell which Python the unit runs (ExecStart); pass --python PATH")
     if args.python:
         diag = _with_environment(args, diag)
+    return _emit(diag, args)
+
+
+def _emit(diag: Diagnosis, args: argparse.Namespace) -> int:
+    """Write the report where --output says, in --format; the exit status says whether a cause was found."""
     out = _open_output(args)
     try:
         render(diag, args.format, out, args.width)
@@ -175,13 +180,7 @@ def cmd_env(args: argparse.Namespace) -> int:
                                workdir=workdir, port=args.port)
     where = f" on {args.host}" if args.host else ""
     diag = environment_diagnosis(report, f"environment of {python or 'python3'}{where}")
-    out = _open_output(args)
-    try:
-        render(diag, args.format, out, args.width)
-    finally:
-        if out is not sys.stdout:
-            out.close()
-    return ExitStatus.ROOT_CAUSE if diag.root_cause is not None else ExitStatus.NO_ERROR
+    return _emit(diag, args)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
