@@ -207,9 +207,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"category {t['category_hit']}/{t['cases']} = {t['category_rate']:.0%}; "
             f"decoy first {t['decoy_first']}; fix {t['fix_hit']}/{t['fix_cases']}; {t['seconds']} s"
         )
-    # a decoy counts against the floors only when the case's own key is not on the same line
-    decoys = sum(1 for c in report.cases if c.decoy_first and not c.hit)
-    ok = decoys == 0 and totals["root_cause_rate"] >= args.min_hit and totals["category_rate"] >= args.min_category
+    ok = totals["decoy_first"] == 0 and totals["root_cause_rate"] >= args.min_hit and totals["category_rate"] >= args.min_category
     return ExitStatus.ROOT_CAUSE if ok else ExitStatus.BELOW_FLOOR
 
 

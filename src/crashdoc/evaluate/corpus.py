@@ -1,11 +1,8 @@
-"""Scoring on a corpus folder, with the same measures as the judge's scorer: root-cause hit (the reported line
-contains the case's key), decoy first (it contains a decoy), category hit, fix hit (pip package==version pairs,
-or the same command)."""
+"""Scoring on a corpus folder, with the measures of evaluate/scoring.py (the judge's definition)."""
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,9 +10,8 @@ from typing import Any
 
 from crashdoc.errors import InputError
 from crashdoc.ingest import open_input
+from crashdoc.evaluate.scoring import decoy_first, fix_matches, root_cause_hit
 from crashdoc.investigate import diagnose_stream
-
-_PIN = re.compile(r"([A-Za-z0-9_.\-]+)==([A-Za-z0-9_.+\-]+)")
 
 
 @dataclass(frozen=True)
@@ -31,7 +27,7 @@ class CaseResult:
     got_category: str | None
     got_line: str
     got_fix: str | None
-    expected_fix: str | None
+    expected_fix: str | list[str] | None
     seconds: float
 
 
@@ -56,19 +52,6 @@ class EvalReport:
         }
 
 
-def pins(cmd: str | None) -> set[tuple[str, str]]:
-    """package==version pairs named by a command, names normalised."""
-    return {(a.lower().replace("_", "-"), b) for a, b in _PIN.findall(cmd or "")}
-
-
-def fix_matches(expected: str, got: str | None) -> bool:
-    """The judge's rule: same pins when the expected command pins, else the same command."""
-    want = pins(expected)
-    if want:
-        return want <= pins(got)
-    return expected.strip() == (got or "").strip()
-
-
 def _case_dir(folder: Path) -> Path:
     if (folder / "cases").is_dir():
         return folder / "cases"
@@ -88,7 +71,9 @@ def evaluate_dir(folder: Path, kb: object | None = None) -> EvalReport:
     for meta_path in sorted(cases_dir.glob("*.json")):
         try:
             meta = json.loads(meta_path.read_text("utf-8"))
-            key = meta["root_cause"]["key"]
+            keys = [meta["root_cause"]["key"], *(meta["root_cause"].get("also_keys") or [])]
+            if not all(isinstance(k, str) for k in keys):
+                raise TypeError("root_cause.key and also_keys must be strings")
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{meta_path}: not a case file in the corpus format ({exc})") from exc
         log = meta_path.with_suffix(".log")
@@ -100,10 +85,10 @@ def evaluate_dir(folder: Path, kb: object | None = None) -> EvalReport:
         fix_cmd = rc.fix.command if rc else None
         expected_fix = meta.get("fix_command")
         results.append(CaseResult(
-            id=meta.get("id", meta_path.stem), hit=key in line,
-            decoy_first=bool(line) and any(d in line for d in meta.get("decoys") or ()),
+            id=meta.get("id", meta_path.stem), hit=root_cause_hit(line, keys),
+            decoy_first=decoy_first(line, keys, meta.get("decoys") or ()),
             category_ok=bool(rc) and rc.category == meta.get("category"),
-            fix_ok=fix_matches(expected_fix, fix_cmd) if expected_fix else None,
+            fix_ok=fix_matches(expected_fix, fix_cmd),
             expected_category=meta.get("category", ""), got_category=rc.category if rc else None,
             got_line=line, got_fix=fix_cmd, expected_fix=expected_fix, seconds=time.perf_counter() - t0,
         ))
