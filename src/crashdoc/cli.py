@@ -211,6 +211,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return ExitStatus.ROOT_CAUSE if ok else ExitStatus.BELOW_FLOOR
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    """`crashdoc schema`: the JSON Schema of the report's contract."""
+    from crashdoc.report.json import schema_text
+
+    sys.stdout.write(schema_text())
+    return ExitStatus.ROOT_CAUSE
+
+
 def cmd_rules(args: argparse.Namespace) -> int:
     """`crashdoc rules list|validate|test`."""
     from crashdoc.kb import commands
@@ -233,7 +241,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 print(f"{r['id']:<48} {r['category']:<28} {r['role']:<12} {r.get('priority', '')}")
             print(f"{len(rules)} rules")
         return 0
-    rep = commands.test_rules(kb)
+    from crashdoc.evaluate.examples import test_rules
+
+    rep = test_rules(kb)
     for f in rep.failed:
         print(f"FAIL {f}")
     for t in rep.todo:
@@ -294,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--output", "-o", metavar="FILE")
     v.add_argument("--width", type=int)
     v.set_defaults(func=cmd_env)
+
+    sc = sub.add_parser("schema", help="print the JSON Schema of `diagnose --format json` (crashdoc.diagnosis/1)")
+    sc.set_defaults(func=cmd_schema)
 
     r = sub.add_parser("rules", help="list, validate or test the knowledge base rules")
     r.add_argument("rules_cmd", choices=("list", "validate", "test"))

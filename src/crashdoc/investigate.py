@@ -13,8 +13,9 @@ from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_verdicts, best_at
 from crashdoc.ingest.scan import MAX_LINE, Scanner
 from crashdoc.errors import InputError
 from crashdoc.model import Diagnosis, Skipped
-from crashdoc.parse.lines import LineParser, LogLine, parse_json_lines, parse_line
-from crashdoc.parse.traceback import Trace, TracebackBuilder
+from crashdoc.parse.lines import LineParser, LogLine, parse_line
+from crashdoc.parse.records import parse_json_lines
+from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header
 
 
 def _load_kb(kb: object | None) -> object:
@@ -94,7 +95,10 @@ class _Pass:
             self.attempt_of[line.lineno] = att
             if "Traceback (most recent call last)" in line.text:
                 self.tracker.mark_error()
-            return
+            head = text_before_header(line)
+            if head is None:
+                return
+            line = head
         if len(self.attempt_of) > 20000:  # keep only the lines of tracebacks still open
             oldest = self.builder.oldest_open()
             self.attempt_of = {k: v for k, v in self.attempt_of.items() if oldest is not None and k >= oldest}

@@ -2,7 +2,7 @@
 
 Corpus location: ``$CRASHDOC_CORPUS`` or ``../shared/corpus/dev`` next to the repository. Each
 case is ``cases/<id>.log`` + ``cases/<id>.json``; the line containing ``root_cause.key`` is
-stripped of prefixes, classified, and its category compared with the case's category (at
+stripped of prefixes by the production parser, classified, and its category compared with the case's category (at
 least 90% must agree). No decoy line may be classified as a cause rule with a higher priority
 than the key line's (the ranker would then prefer the decoy).
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from crashdoc.kb import KnowledgeBase, RuleMatch
-from crashdoc.kb.lines import split_exception, strip_prefixes
+from crashdoc.parse.errors import bare_exception
+from crashdoc.parse.lines import parse_line
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,8 +33,8 @@ def _corpus_dir() -> Path:
 
 
 def _classify(kb: KnowledgeBase, raw: str) -> RuleMatch | None:
-    text = strip_prefixes(raw)
-    exception, message = split_exception(text)
+    text = parse_line(1, raw).text.strip()
+    exception, message = bare_exception(text)
     return kb.classify(exception, message, text)
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.kb import CATEGORIES, KnowledgeBase, commands
+from crashdoc.evaluate.examples import test_rules
+from crashdoc.kb import CATEGORIES, KnowledgeBase
 from crashdoc.kb.commands import list_rules, validate
 
 
@@ -28,7 +29,7 @@ def test_every_packaged_rule_validates() -> None:
 
 
 def test_every_rule_example_passes(kb: KnowledgeBase) -> None:
-    report = commands.test_rules(kb)
+    report = test_rules(kb)
     for gap in report.todo:
         print("todo:", gap)
     assert report.failed == []

@@ -126,6 +126,6 @@ def test_env_var_adds_rule_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     kb = KnowledgeBase.load()
     assert kb.get("acme-license-server-down") is not None and kb.get("acme-two") is not None
     assert validate(None) == []
-    from crashdoc.kb import commands
+    from crashdoc.evaluate.examples import test_rules
 
-    assert commands.test_rules(kb).failed == []
+    assert test_rules(kb).failed == []

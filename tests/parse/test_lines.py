@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crashdoc.parse.lines import parse_json_record, parse_line
+from crashdoc.parse.lines import parse_line
+from crashdoc.parse.records import parse_json_record
 
 CASES = [
     # journald short + vLLM worker prefix + logger header: the traceback indentation survives

@@ -3,12 +3,12 @@ by the knowledge base (cause or consequence, category, fix) and given a ranking 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from crashdoc.parse.lines import LogLine
-from crashdoc.parse.traceback import Stack, Trace, _looks_like_type
+from crashdoc.parse.errors import bare_exception, is_error_line
+from crashdoc.parse.traceback import Stack, Trace
 
 # Ranking scores for errors no rule knows (a rule's priority replaces them; see docs/RULES.md).
 SCORE_TRACEBACK = 40
@@ -20,23 +20,7 @@ below an unknown traceback (40), an unknown error line (30) and a killed/aborted
 CHAIN_PENALTY = 2
 WARNING_PENALTY = 1
 
-_BARE_EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?): (?P<msg>.+)")
-_ERRORISH = re.compile(
-    r"^(?:Error|ERROR|FATAL|Fatal|fatal|panic|Failed|FAILED)\b[:!\s]"
-    r"|^(?:Killed|Segmentation fault|Illegal instruction|Bus error|Aborted)\b"
-    r"|\b(?:fatal error|error|Error)(?:\[\w+\])?: "
-    r"|\bwhat\(\): "
-    r"|\bKilled\s+\S"
-    r"|\bcore dumped\b"
-    r"|code=(?:killed|dumped)"
-    r"|Main process exited, code=exited, status=(?!0/)"
-    r"|\bOut of memory: Killed process"
-    r"|\binvalid opcode\b|\bsegfault at\b"
-)
-
-
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
-_CARETS = re.compile(r"\s*[~^]+\s*$")
 
 
 class Classifier(Protocol):
@@ -67,21 +51,6 @@ class Candidate:
     def order(self) -> int:
         """Position for tie-breaking: earlier wins."""
         return self.line.lineno
-
-
-def errorish(line: LogLine) -> bool:
-    """True for a line outside a traceback that reports an error by itself."""
-    if line.text.startswith(("  ", "\t")) or _CARETS.match(line.text):
-        return False  # an indented continuation (traceback code, wrapped message), not an error by itself
-    if line.level in ("ERROR", "CRITICAL", "FATAL"):
-        return True
-    if line.level in ("INFO", "DEBUG", "WARNING", "TRACE"):
-        return False
-    text = line.text.strip()
-    if _ERRORISH.search(text):
-        return True
-    m = _BARE_EXC.match(text)
-    return bool(m and _looks_like_type(m.group("type")))
 
 
 def _score(match: Any, default: int) -> tuple[int, str]:
@@ -123,14 +92,11 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Ca
     """A candidate for an error line outside any traceback, or a line a rule knows (even at INFO/WARNING)."""
     if line.level in ("DEBUG", "TRACE"):
         return None  # debug probes ("TPU platform is not available because: No module named ...") are not errors
-    is_error = errorish(line)
+    is_error = is_error_line(line)
     if not is_error and not hot_rule:
         return None
     text = line.text.strip()
-    exc, msg = None, text
-    m = _BARE_EXC.match(text)
-    if m and _looks_like_type(m.group("type")):
-        exc, msg = m.group("type"), m.group("msg")
+    exc, msg = bare_exception(text)
     match = kb.classify(exc, msg, text)
     if match is None and not is_error:
         return None

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from crashdoc.kb.errors import RuleError
 from crashdoc.kb.knowledge import KnowledgeBase
-from crashdoc.kb.lines import split_exception, strip_prefixes
 from crashdoc.kb.model import CATEGORIES, ROLES, Rule, RuleMatch
 
-__all__ = ["CATEGORIES", "ROLES", "KnowledgeBase", "Rule", "RuleError", "RuleMatch",
-           "split_exception", "strip_prefixes"]
+__all__ = ["CATEGORIES", "ROLES", "KnowledgeBase", "Rule", "RuleError", "RuleMatch"]

@@ -1,32 +1,12 @@
-"""Functions behind ``crashdoc rules list|validate|test`` (the CLI only prints their results)."""
+"""Functions behind ``crashdoc rules list|validate`` (`rules test` is crashdoc.evaluate.examples) (the CLI only prints their results)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crashdoc.kb.examples import run_rule_examples
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.kb.loader import load_dirs, package_rules_dir, user_rule_dirs
-
-
-@dataclass(frozen=True)
-class TestReport:
-    """Result of running every rule example."""
-
-    __test__ = False  # not a pytest test class
-
-    passed: int
-    failed: list[str] = field(default_factory=list)
-    """One line per failing example: ``path: example N (kind): what went wrong; how to fix``."""
-    todo: list[str] = field(default_factory=list)
-    """Known gaps: ``todo-match`` examples that do not match yet, ``todo-no-match`` that still match."""
-
-    @property
-    def ok(self) -> bool:
-        """True when no example failed."""
-        return not self.failed
 
 
 def list_rules(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -59,24 +39,3 @@ def validate(dirs: list[Path] | None = None) -> list[str]:
                "choose another id (and rename the file)" for r in result.rules if r.id in packaged]
     problems = list(result.problems)
     return problems + clashes
-
-
-def test_rules(kb: KnowledgeBase) -> TestReport:
-    """Run every example of every rule in *kb* (see :mod:`crashdoc.kb.examples`)."""
-    passed, failed, todo = 0, [], []
-    for rule in kb.rules:
-        for result in run_rule_examples(kb, rule):
-            label = f"{rule.path}: example {result.index + 1} ({result.example.kind})"
-            if result.example.kind.startswith("todo-"):
-                if not result.passed:
-                    todo.append(f"{label}: known gap, {result.detail}")
-                else:
-                    todo.append(f"{label}: now passes; turn it into a '{result.example.kind[5:]}' example")
-            elif result.passed:
-                passed += 1
-            else:
-                failed.append(f"{label}: {result.detail}")
-    return TestReport(passed, failed, todo)
-
-
-test_rules.__test__ = False  # type: ignore[attr-defined]  # a library function, not a pytest test

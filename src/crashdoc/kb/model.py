@@ -6,7 +6,7 @@ import re
 import string
 from dataclasses import dataclass, field
 
-from crashdoc.kb.lines import last_component, split_exception
+from crashdoc.parse.exceptions import last_component, split_exception
 
 CATEGORIES: tuple[str, ...] = (
     "dependency_version_mismatch", "missing_dependency", "abi_mismatch", "cuda_driver_mismatch",

@@ -10,9 +10,10 @@ traceback that is waiting for them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
+from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.lines import LogLine
 
 _FRAME = re.compile(r'\s+File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
@@ -196,7 +197,7 @@ class TracebackBuilder:
             first = cur.exc_lines[0].text.strip()
             first = _strip_group(first).strip() if first.startswith("|") else first
             m = _EXC.match(first)
-            if m and (m.group("msg") is not None or _looks_like_type(m.group("type"))):
+            if m and (m.group("msg") is not None or is_exception_name(m.group("type"))):
                 exc_type, msg0 = m.group("type"), m.group("msg") or ""
             else:
                 exc_type, msg0 = None, first
@@ -236,10 +237,14 @@ def _strip_group(text: str) -> str:
     return text
 
 
-def _looks_like_type(name: str) -> bool:
-    last = name.rsplit(".", 1)[-1]
-    if "." in name and name[:1].islower() and last[:1].isupper() and any(c.islower() for c in last):
-        return True  # module-qualified class: huggingface_hub.errors.OfflineModeIsEnabled
-    return bool(re.search(r"(?:Error|Exception|Exit|Interrupt|Warning|Fault|Group)\b", last)) or last in (
-        "KeyboardInterrupt", "StopIteration", "GeneratorExit",
-    )
+_HEADER = "Traceback (most recent call last):"
+
+
+def text_before_header(line: LogLine) -> LogLine | None:
+    """The message printed on the same line before `Traceback (most recent call last):` (a logger that joined
+    its message and the traceback), as a line of its own; None when the header starts the line."""
+    at = line.text.find(_HEADER)
+    if at <= 0:
+        return None
+    head = line.text[:at].rstrip(" ,:;")
+    return replace(line, text=head) if head.strip() else None

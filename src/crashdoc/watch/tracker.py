@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from crashdoc.parse.errors import is_error_line
+from crashdoc.parse.exceptions import split_exception
 from crashdoc.parse.lines import LogLine
 from crashdoc.watch.markers import Engine, Markers, Progress, WatchPhase
 
-_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)(?::\s|$)")
-_ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 
 
 @dataclass
@@ -81,7 +80,7 @@ class StartTracker:
         self.last_line_at = now
         text = line.text
         events: list[Event] = []
-        if line.level in _ERROR_LEVELS or text.startswith("Traceback (most recent call last)") or _EXCEPTION.match(text):
+        if text.startswith("Traceback (most recent call last)") or is_error_line(line):
             self._error(text, now, events)
         if not self.markers.quick.search(text):
             return events
@@ -108,7 +107,7 @@ class StartTracker:
 
     def _error(self, text: str, now: float, events: list[Event]) -> None:
         self.errors += 1
-        if _EXCEPTION.match(text):
+        if split_exception(text.strip())[0] is not None:
             self.last_error = text
             if self.first_error is None:
                 self.first_error = text

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from crashdoc.errors import InputError
-from crashdoc.parse.lines import parse_json_record
+from crashdoc.parse.records import parse_json_record
 from crashdoc.transport import Runner, check_unit_name
 from crashdoc.watch.errors import FollowError, WatchStatus
 from crashdoc.watch.session import Session

@@ -1,10 +1,11 @@
-"""Prefix stripping and exception splitting used by the example runner (and available to others)."""
+"""The one prefix stripper (parse/prefixes.py through parse_line) and the one exception-name test."""
 
 from __future__ import annotations
 
 import pytest
 
-from crashdoc.kb.lines import last_component, split_exception, strip_prefixes
+from crashdoc.parse.exceptions import is_exception_name, last_component, split_exception
+from crashdoc.parse.lines import parse_line
 
 CASES = [
     # raw line -> text the program printed
@@ -50,8 +51,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("raw", "expected"), CASES)
-def test_strip_prefixes(raw: str, expected: str) -> None:
-    assert strip_prefixes(raw) == expected
+def test_prefixes_are_stripped(raw: str, expected: str) -> None:
+    assert parse_line(1, raw).text.strip() == expected
 
 
 @pytest.mark.parametrize(
@@ -78,3 +79,22 @@ def test_last_component() -> None:
     assert last_component("torch.OutOfMemoryError") == "OutOfMemoryError"
     assert last_component("ray.exceptions.RayTaskError(RuntimeError)") == "RayTaskError"
     assert last_component(None) is None
+
+
+@pytest.mark.parametrize(("raw", "level"), [
+    ("[rank0]:[W520 00:55:14.796578616 ProcessGroupNCCL.cpp:1553] Warning: x", "WARNING"),
+    ("2023-08-25 10:45:21,197 WARNING worker.py:2037 -- A worker died", "WARNING"),
+    ('time=2024-07-04T22:08:23.991+08:00 level=ERROR source=server.go:1 msg="llama runner terminated"', "ERROR"),
+    ('{"levelname": "ERROR", "message": "boom"}', "ERROR"),
+])
+def test_levels_come_from_the_header(raw: str, level: str) -> None:
+    assert parse_line(1, raw).level == level
+
+
+@pytest.mark.parametrize(("name", "ok"), [
+    ("ShardCannotStart", True), ("BusFault", True), ("WorkerFailure", True), ("torch.OutOfMemoryError", True),
+    ("huggingface_hub.errors.OfflineModeIsEnabled", True), ("RayTaskError(RuntimeError)", True),
+    ("ExceptionGroup", True), ("Traceback", False), ("INFO", False), ("Shard", False), ("vllm.config", False),
+])
+def test_one_answer_to_is_this_an_exception(name: str, ok: bool) -> None:
+    assert is_exception_name(name) is ok

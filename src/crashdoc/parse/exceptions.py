@@ -1,0 +1,55 @@
+"""THE test for "is this an exception type name", and the split of `pkg.mod.SomeError: message`.
+
+Used by the traceback builder, the candidate builder, the knowledge base and the live tracker alike.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Exception types whose names do not end in one of the usual suffixes.
+KNOWN_EXCEPTIONS = frozenset({
+    "OfflineModeIsEnabled", "StopIteration", "StopAsyncIteration", "BackendCompilerFailed", "ShardCannotStart",
+    "WebserverFailed", "Unsupported", "SkipFrame", "TllmException", "KeyboardInterrupt", "SystemExit",
+    "GeneratorExit", "ChildFailedError",
+})
+#: Suffixes of exception class names (Python's own, and the engines' `...Failure`/`...Fault` classes).
+SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Fault", "Failure", "ExceptionGroup")
+
+_LINE = re.compile(
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*(?P<last>[A-Za-z_]\w*))(?:\([\w.]*\)|\[[\w.]+\])?(?::(?:\s+(?P<msg>.*))?)?",
+    re.S,
+)
+
+
+def is_exception_name(name: str) -> bool:
+    """Whether `name` (dotted or not, `RayTaskError(RuntimeError)` allowed) names an exception type."""
+    name = name.strip().split("(", 1)[0].split("[", 1)[0]
+    if not name:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    if not last[:1].isalpha() and last[:1] != "_":
+        return False
+    if last.endswith(SUFFIXES) or last in KNOWN_EXCEPTIONS:
+        return True
+    # a module-qualified class: huggingface_hub.errors.OfflineModeIsEnabled
+    return "." in name and name[:1].islower() and last[:1].isupper() and any(c.islower() for c in last)
+
+
+def split_exception(text: str) -> tuple[str | None, str]:
+    """`pkg.mod.SomeError: message` -> ("pkg.mod.SomeError", "message"); (None, text) when there is no type.
+
+    `RayTaskError(RuntimeError): ...` keeps the outer type.
+    """
+    m = _LINE.fullmatch(text.strip())
+    if not m or not is_exception_name(m.group("type")):
+        return None, text
+    return m.group("type"), (m.group("msg") or "").strip()
+
+
+def last_component(exception: str | None) -> str | None:
+    """`torch.OutOfMemoryError` -> `OutOfMemoryError`; `RayTaskError(X)` -> `RayTaskError`."""
+    if not exception:
+        return None
+    name = exception.strip().split("(", 1)[0]
+    return name.rsplit(".", 1)[-1] or None

@@ -1,0 +1,235 @@
+"""THE prefix stripper: one input line's wrappers removed from its text and kept as fields.
+
+Outer wrappers (docker compose, container/ISO timestamps, CRI, kubectl --prefix, journald `host ident[pid]:`,
+the `journalctl -x` catalog markers, dmesg stamps), then the engine's own prefixes (vLLM/Ray `(Name pid=N)`, torch
+`[rankN]:`, SGLang `[date TPn]`, TGI `LEVEL target:`), then logger headers (vLLM `LEVEL MM-DD HH:MM:SS [file.py:N]`,
+glog and c10's bracketed form, Python logging, Ray's `LEVEL file.py:N --`, loguru, logfmt `level=... msg=...`, a
+JSON log record). The content keeps its indentation, so traceback frames stay recognisable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from crashdoc.parse.text import _ANSI_HINT, _CONTROL
+
+UNSAFE = re.compile(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
+_COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
+_ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
+_SYSLOG = re.compile(
+    r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
+)
+_KUBECTL_PREFIX = re.compile(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
+_CRI = re.compile(r"(?:stdout|stderr) [FP] ")
+_JOURNAL_ID = re.compile(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
+_FASTCHAT = re.compile(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
+_DMESG = re.compile(r"(?:kernel: )?\[\s*\d+\.\d+\] ")
+_CATALOG = re.compile(r"(?:░░|--) ")
+_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
+_C10 = re.compile(r"\[(?P<lv>[IWEF])\d{0,4}(?: \d\d:\d\d:\d\d(?:\.\d+)?)? (?P<loc>[\w./-]+:\d+)\] ?")
+_RAY_LOG = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<loc>[\w.]+:\d+) -- ")
+_LOGFMT = re.compile(r'(?:time=\S+ )?level=(?P<level>[A-Za-z]+) (?:source=(?P<loc>\S+) )?msg=(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<w>\S+))')
+_PROC = re.compile(
+    r"\((?P<name>[A-Za-z_][\w:.\-]*?)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)(?:, ip=(?P<ip>[0-9A-Fa-f.:]+))?\) ?"
+)
+_STAGE = re.compile(r"\[Stage-\d+\] ")
+_TORCH_RANK = re.compile(r"\[rank(?P<rank>\d+)\]: ?")
+_VLLM = re.compile(
+    r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
+    r"(?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?"
+)
+_BARE_LOC = re.compile(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
+_SGLANG = re.compile(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
+_TGI = re.compile(
+    r" ?(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<target>[a-z][\w-]*(?:: [a-z][\w-]*)?): "
+)
+_TGI_RANK = re.compile(r" rank=(?P<rank>\d+)$")
+_PYLOG = re.compile(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
+_LOGURU = re.compile(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
+_GLOG = re.compile(r"(?P<lv>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ (?P<loc>[^\]\s]+)\] ")
+_LEVEL_COLON = re.compile(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
+_GLOG_LEVEL = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
+_SLOG_LEVEL = re.compile(r"\blevel=(?P<level>[A-Z]+)\b")
+RANK_IN_NAME = re.compile(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
+_LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
+
+
+def _outer(s: str, f: dict[str, Any]) -> str:
+    """Strip container and journal wrappers; fills ts/host/ident/pid."""
+    for _ in range(3):
+        m = _COMPOSE.match(s)
+        if m and not _ISO.match(s):
+            f.setdefault("compose", m.group("svc"))
+            s = s[m.end():]
+            continue
+        m = _ISO.match(s)
+        if m:
+            f.setdefault("ts", m.group("ts"))
+            s = s[m.end():]
+            c = _CRI.match(s)
+            if c:  # containerd/CRI-O log file: "<ts> stdout|stderr F|P <text>" (P: a piece of a split line)
+                s = s[c.end():]
+                continue
+            j = _JOURNAL_ID.match(s)
+            if j and (j.group("pid") or j.group("ident") == "kernel") and j.group("host") not in _LEVEL_WORDS:
+                _take_journal(j, f)
+                s = s[j.end():]
+            m2 = _FASTCHAT.match(s)
+            if m2:
+                f.setdefault("level", m2.group("level"))
+                s = s[m2.end():]
+            continue
+        m = _KUBECTL_PREFIX.match(s)
+        if m:  # kubectl logs --prefix: "[pod/NAME/CONTAINER] "
+            f.setdefault("compose", m.group("pod"))
+            s = s[m.end():]
+            continue
+        m = _SYSLOG.match(s)
+        if m:
+            j = _JOURNAL_ID.match(m.group("rest"))
+            if j and (j.group("pid") or j.group("ident") == "kernel"):
+                f.setdefault("ts", m.group("ts"))
+                _take_journal(j, f)
+                s = m.group("rest")[j.end():]
+                continue
+        break
+    m = _CATALOG.match(s)
+    if m:  # journalctl -x explanation lines
+        s = s[m.end():]
+    m = _DMESG.match(s)
+    if m:
+        s = s[m.end():]
+    return s
+
+
+def strip(s: str, f: dict[str, Any]) -> str:
+    """The whole ladder on one cleaned line: outer wrappers, then engine prefixes and logger headers."""
+    text = inner(_outer(s, f), f)
+    m = _REPEATED.search(text)
+    if m:  # Ray's log deduplication suffix
+        text = text[: m.start()]
+    return text
+
+
+def _json_record(s: str, f: dict[str, Any]) -> str | None:
+    """A JSON log record written as a text line (`{"levelname": "ERROR", "message": ...}`): its message."""
+    try:
+        rec = json.loads(s)
+    except ValueError:
+        return None
+    if not isinstance(rec, dict):
+        return None
+    fields = rec.get("fields")
+    for value in (rec.get("message"), rec.get("msg"), rec.get("log"),
+                  fields.get("message") if isinstance(fields, dict) else None):
+        if isinstance(value, str):
+            lvl = rec.get("level") or rec.get("levelname")
+            if isinstance(lvl, str) and lvl.upper() in _LEVEL_WORDS:
+                f.setdefault("level", "WARNING" if lvl.upper() == "WARN" else lvl.upper())
+            return value.rstrip("\n")
+    return None
+
+
+def _take_journal(j: re.Match[str], f: dict[str, Any]) -> None:
+    f.setdefault("host", j.group("host"))
+    f.setdefault("ident", j.group("ident"))
+    if j.group("pid"):
+        f.setdefault("ident_pid", int(j.group("pid")))
+
+
+def inner(s: str, f: dict[str, Any]) -> str:
+    """Strip engine process prefixes and logger headers; fills process/pid/rank/level/loc."""
+    for _ in range(3):  # nested actors: (AsyncVLLMServer pid=1) (EngineCore_0 pid=2) ...
+        m = _PROC.match(s)
+        if not m:
+            break
+        f["process"], f["pid"] = m.group("name"), int(m.group("pid"))
+        f["engine"] = True
+        if m.group("rank"):
+            f["rank"] = int(m.group("rank"))
+        s = s[m.end():]
+    m = _STAGE.match(s)
+    if m:
+        s = s[m.end():]
+    m = _TORCH_RANK.match(s)
+    if m:
+        f.setdefault("rank", int(m.group("rank")))
+        f.setdefault("process", f"rank{m.group('rank')}")
+        s = s[m.end():]
+    m = _C10.match(s)
+    if m:  # c10 / ProcessGroupNCCL: "[W520 00:55:14.796578616 ProcessGroupNCCL.cpp:1553] "
+        f.setdefault("level", _GLOG_LEVEL[m.group("lv")])
+        f["loc"] = m.group("loc")
+        return s[m.end():]
+    m = _VLLM.match(s)
+    if m:
+        f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
+        f["loc"] = m.group("loc") or m.group("loc2")
+        f["final"] = True  # nothing after a vLLM logger header is a prefix
+        return s[m.end():]
+    m = _BARE_LOC.match(s)
+    if m:  # an excerpt cut inside the logger header: "[core.py:515] message"
+        f["loc"] = m.group("loc")
+        return s[m.end():]
+    m = _SGLANG.match(s)
+    if m:
+        tags = m.group("tags").strip()
+        f["engine"] = True
+        f.setdefault("process", tags or "main")
+        tp = re.search(r"TP(\d+)", tags)
+        if tp:
+            f.setdefault("rank", int(tp.group(1)))
+        return s[m.end():]
+    m = _TGI.match(s)
+    if m and ("ts" in f or m.group("target").startswith(("text_generation", "shard", "download", "webserver"))):
+        f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
+        f["loc"] = m.group("target")
+        s = s[m.end():]
+        r = _TGI_RANK.search(s)
+        if r:
+            f["rank"] = int(r.group("rank"))
+            f["process"] = f"shard{r.group('rank')}"
+            f["engine"] = True
+            s = s[: r.start()]
+        return s
+    for rx in (_PYLOG, _LOGURU):
+        m = rx.match(s)
+        if m:
+            f["level"] = m.group("level")
+            return s[m.end():]
+    m = _LEVEL_COLON.match(s)
+    if m:  # uvicorn / logging.basicConfig: "ERROR:    " padded to 10 columns, then the message as printed
+        f["level"] = m.group("level")
+        pad = max(0, 9 - len(m.group("level")))
+        rest = s[m.end():]
+        return rest[min(pad, len(rest) - len(rest.lstrip(" "))):]
+    m = _GLOG.match(s)
+    if m:
+        f.setdefault("level", _GLOG_LEVEL[m.group("lv")])
+        f["loc"] = m.group("loc")
+        return s[m.end():]
+    m = _RAY_LOG.match(s)
+    if m:  # Ray's Python logger: "LEVEL file.py:N -- "
+        f["level"], f["loc"] = m.group("level"), m.group("loc")
+        return s[m.end():]
+    if s.startswith("time=") or " level=" in s[:60]:
+        m = _LOGFMT.match(s)
+        if m:  # logfmt (Go slog, Ollama): the message, then the other key=value pairs
+            lvl = m.group("level").upper()
+            f.setdefault("level", "WARNING" if lvl == "WARN" else lvl)
+            if m.group("loc"):
+                f["loc"] = m.group("loc")
+            msg = m.group("q").replace('\\"', '"') if m.group("q") is not None else m.group("w")
+            return msg + s[m.end():]
+        m = _SLOG_LEVEL.search(s)
+        if m:
+            f.setdefault("level", m.group("level"))
+    if s.startswith("{") and s.endswith("}"):
+        msg = _json_record(s, f)
+        if msg is not None:
+            return msg
+    return s
+
+
