@@ -1,37 +1,14 @@
-"""Run the real `crashdoc` command in a subprocess (the way users and the judge's scorer run it)."""
+"""The CLI runners for tests/cli (in-process by default; see tests/support/cli.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Run:
-    """What one crashdoc run printed and returned."""
-
-    status: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> Any:
-        """stdout parsed as JSON."""
-        return json.loads(self.stdout)
+from tests.support.cli import ROOT, Run, run_cli, run_cli_subprocess
 
 
 def crashdoc(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> Run:
-    """`python -m crashdoc ARGS` with the repo's src on the path."""
-    full_env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), **(env or {})}
-    p = subprocess.run(
-        [sys.executable, "-m", "crashdoc", *args], input=stdin, capture_output=True, env=full_env,
-        timeout=timeout, cwd=ROOT, check=False,
-    )
-    return Run(p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"))
+    """`crashdoc ARGS`, in-process (the timeout only applies to the real-process runner)."""
+    del timeout
+    return run_cli(*args, stdin=stdin, env=env)
+
+
+__all__ = ["ROOT", "Run", "crashdoc", "run_cli", "run_cli_subprocess"]

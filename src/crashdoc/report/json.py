@@ -1,36 +1,97 @@
-"""JSON report: the contract other tools read (`root_cause`, `findings`, `attempts`, ...)."""
+"""JSON report: the versioned contract other tools read (`crashdoc schema` prints its JSON Schema).
+
+Every field is written here by name, so renaming a model field cannot change the contract silently, and
+internal fields (ranking scores, where a finding came from) stay out of it. A change to the shape bumps
+`SCHEMA`; data/schema/diagnosis-1.json describes version 1 and a test validates every report against it.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import json as _json
 from typing import Any, TextIO
 
-from crashdoc.model import Diagnosis, Finding
+from crashdoc import __version__
+from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, Section, Skipped, Where
 from crashdoc.report.interface import Renderer
+
+SCHEMA = "crashdoc.diagnosis/1"
+
+
+def _fix(f: Fix) -> dict[str, Any]:
+    return {"command": f.command, "text": f.text}
+
+
+def _where(w: Where) -> dict[str, Any]:
+    return {"process": w.process, "rank": w.rank, "pid": w.pid, "frame": w.frame, "attempt": w.attempt,
+            "host": w.host, "unit": w.unit, "phase": w.phase}
+
+
+def _evidence(e: Evidence) -> dict[str, Any]:
+    return {"lineno": e.lineno, "text": e.text}
 
 
 def finding_dict(f: Finding) -> dict[str, Any]:
-    """One finding in the JSON shape of the contract."""
-    d = dataclasses.asdict(f)
-    d["evidence"] = [{"lineno": e.lineno, "text": e.text} for e in f.evidence]
-    return d
+    """One finding in the contract's shape."""
+    return {
+        "line": f.line, "lineno": f.lineno, "exception": f.exception, "message": f.message,
+        "category": f.category, "role": f.role, "rule": f.rule, "fix": _fix(f.fix), "where": _where(f.where),
+        "explanation": f.explanation, "evidence": [_evidence(e) for e in f.evidence], "count": f.count,
+        "ranks": list(f.ranks), "processes": list(f.processes), "fingerprint": f.fingerprint,
+        "confirmation": f.confirmation,
+    }
+
+
+def attempt_dict(a: Attempt) -> dict[str, Any]:
+    """One start attempt in the contract's shape."""
+    return {
+        "index": a.index, "started": a.started, "ended": a.ended, "outcome": a.outcome,
+        "exit_status": a.exit_status, "invocation_id": a.invocation_id, "fingerprint": a.fingerprint,
+        "root_message": a.root_message, "first_lineno": a.first_lineno, "last_lineno": a.last_lineno,
+    }
+
+
+def _skipped(s: Skipped) -> dict[str, Any]:
+    return {"what": s.what, "reason": s.reason}
+
+
+def _section(sec: Section) -> dict[str, Any]:
+    return {"title": sec.title, "lines": list(sec.lines), **_plain(dict(sec.data))}
+
+
+def _plain(value: Any) -> Any:
+    """Facts as JSON values: tuples become lists, anything else unknown becomes its text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
 
 
 def to_dict(diag: Diagnosis) -> dict[str, Any]:
-    """The whole diagnosis as plain JSON-able data."""
+    """The whole diagnosis as the contract's JSON object."""
     out: dict[str, Any] = {
+        "schema": SCHEMA,
+        "crashdoc": __version__,
         "source": diag.source,
         "root_cause": finding_dict(diag.root_cause) if diag.root_cause else None,
         "summary": diag.summary,
         "findings": [finding_dict(f) for f in diag.findings],
-        "attempts": [dataclasses.asdict(a) for a in diag.attempts],
-        "skipped": [dataclasses.asdict(s) for s in diag.skipped],
+        "attempts": [attempt_dict(a) for a in diag.attempts],
+        "skipped": [_skipped(s) for s in diag.skipped],
         "input": {"lines": diag.lines_read, "bytes": diag.bytes_read},
     }
     for sec in diag.sections:
-        out[sec.key] = {"title": sec.title, "lines": list(sec.lines), **dict(sec.data)}
+        out[sec.key] = _section(sec)
     return out
+
+
+def schema_text() -> str:
+    """The JSON Schema of the contract, as shipped in the package."""
+    from importlib.resources import files
+
+    return (files("crashdoc") / "data" / "schema" / "diagnosis-1.json").read_text("utf-8")
 
 
 class JsonRenderer(Renderer):
@@ -38,5 +99,5 @@ class JsonRenderer(Renderer):
 
     def render(self, diag: Diagnosis, out: TextIO) -> None:
         """Write the JSON object and a newline."""
-        out.write(_json.dumps(to_dict(diag), indent=2, ensure_ascii=True, default=str))
+        out.write(_json.dumps(to_dict(diag), indent=2, ensure_ascii=True))
         out.write("\n")
