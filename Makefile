@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap
 
-.PHONY: demo dev test system-deps rules corpus bench clean
+.PHONY: demo dev test lint system-deps rules corpus bench clean
 
 $(BIN)/crashdoc: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -33,8 +33,13 @@ rules: $(BIN)/crashdoc
 corpus: $(BIN)/crashdoc
 	$(BIN)/crashdoc eval ../shared/corpus/dev
 
-## test: everything the tests need, then the whole suite (rules, corpus score, real sshd/systemd/journal tests)
-test: system-deps $(BIN)/crashdoc
+## lint: ruff, and mypy (strict on the model and the interfaces between stages)
+lint: $(BIN)/crashdoc
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/mypy
+
+## test: everything the tests need, then lint and the whole suite (rules, corpus score, real sshd/systemd/journal tests)
+test: system-deps $(BIN)/crashdoc lint
 	$(BIN)/crashdoc rules validate
 	$(BIN)/crashdoc rules test
 	$(BIN)/python -m pytest -q -p no:cacheprovider

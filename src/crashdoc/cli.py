@@ -10,13 +10,17 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from crashdoc import __version__
 from crashdoc.errors import CrashdocError, InputError
 from crashdoc.model import Diagnosis
 from crashdoc.status import ExitStatus
+
+if TYPE_CHECKING:
+    from crashdoc.kb import KnowledgeBase
 
 FORMATS = ("terminal", "json", "markdown")
 
@@ -36,7 +40,7 @@ def _fatal(msg: str, status: int) -> NoReturn:
     raise SystemExit(status)
 
 
-def _load_kb(args: argparse.Namespace) -> object:
+def _load_kb(args: argparse.Namespace) -> KnowledgeBase:
     from crashdoc.kb import KnowledgeBase
 
     return KnowledgeBase.load(extra_dirs=tuple(Path(d) for d in (getattr(args, "rules", None) or ())))
@@ -45,27 +49,17 @@ def _load_kb(args: argparse.Namespace) -> object:
 def _open_output(args: argparse.Namespace) -> TextIO:
     if getattr(args, "output", None):
         try:
-            return open(args.output, "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+            return open(args.output, "w", encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     return sys.stdout
 
 
-def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None) -> None:
-    """Write `diag` in `fmt` to `out`."""
-    from crashdoc.report import renderer_for
-
-    opts = {"width": width} if fmt == "terminal" else {}
-    renderer_for(fmt, **opts).render(diag, out)
-
-
 def _looks_like_unit(target: str) -> bool:
     if target == "-" or os.path.exists(target):
         return False
-    try:
-        from crashdoc.systemd import looks_like_unit
-    except ImportError:
-        return target.endswith(".service")
+    from crashdoc.sources.unit import looks_like_unit
+
     return bool(looks_like_unit(target))
 
 
@@ -83,14 +77,13 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         if not os.path.exists(target) and target != "-":
             raise InputError(f"{target}: no such file (and it does not look like a systemd unit name)")
-        from crashdoc.ingest import open_input
         from crashdoc.investigate import diagnose_stream
+        from crashdoc.sources.file import open_input
 
         with open_input(target) as stream:
             diag = diagnose_stream(stream, "standard input" if target == "-" else target, kb=kb)
     if args.env and not args.python:
-        unit = next((s for s in diag.sections if s.key == "unit"), None)
-        args.python = (unit.data.get("python") if unit is not None else None) or None
+        args.python = diag.unit.python if diag.unit is not None else None
         if not args.python:
             raise InputError("--env: cannot tell which Python the unit runs (ExecStart); pass --python PATH")
     if args.python:
@@ -102,6 +95,8 @@ def _emit(diag: Diagnosis, args: argparse.Namespace) -> int:
     """Write the report where --output says, in --format; the exit status says whether a cause was found."""
     out = _open_output(args)
     try:
+        from crashdoc.report import render
+
         render(diag, args.format, out, args.width)
     finally:
         if out is not sys.stdout:
@@ -120,11 +115,8 @@ def _journal_args(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _diagnose_unit(args: argparse.Namespace, unit: str, kb: object, journal_args: tuple[str, ...]) -> Diagnosis:
-    try:
-        from crashdoc.systemd import diagnose_unit
-    except ImportError as exc:  # pragma: no cover - the systemd stage ships with the package
-        raise CrashdocError(f"systemd support is not available: {exc}") from exc
+def _diagnose_unit(args: argparse.Namespace, unit: str, kb: KnowledgeBase, journal_args: tuple[str, ...]) -> Diagnosis:
+    from crashdoc.investigate.unit import diagnose_unit
     from crashdoc.transport import check_unit_name, runner_for
 
     check_unit_name(unit)
@@ -137,8 +129,7 @@ def _with_environment(args: argparse.Namespace, diag: Diagnosis) -> Diagnosis:
     from crashdoc.envdoctor import apply_to_diagnosis, check_environment, since_from_diagnosis
     from crashdoc.transport import runner_for
 
-    unit = next((s for s in diag.sections if s.key == "unit"), None)
-    workdir = (unit.data.get("working_directory") if unit is not None else None) or None
+    workdir = diag.unit.working_directory if diag.unit is not None else None
     report = check_environment(runner_for(args.host), args.python, since=since_from_diagnosis(diag), workdir=workdir)
     return apply_to_diagnosis(diag, report)
 
@@ -161,7 +152,7 @@ def cmd_env(args: argparse.Namespace) -> int:
     runner = runner_for(args.host)
     python, workdir = args.python, args.workdir
     if args.unit:
-        from crashdoc.systemd import read_unit_state
+        from crashdoc.sources.unit import read_unit_state
 
         state = read_unit_state(runner, check_unit_name(args.unit))
         python = python or state.python
@@ -229,7 +220,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
         for e in errors:
             _stderr(e)
         if not errors:
-            print(f"all rules valid ({len(_load_kb(args).rules)} rules)")  # type: ignore[attr-defined]
+            print(f"all rules valid ({len(_load_kb(args).rules)} rules)")
         return 1 if errors else 0
     kb = _load_kb(args)
     if args.rules_cmd == "list":
@@ -318,13 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _register_watch(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _register_watch(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from crashdoc.watch.cli import register
 
     register(sub)
 
 
-EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_register_watch]  # type: ignore[type-arg]
+EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [_register_watch]
 """Subcommands registered by other stages (`watch`, `run`)."""
 
 
@@ -351,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError:
             pass
         return ExitStatus.ROOT_CAUSE
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
+    except Exception as exc:
         if args.traceback:
             raise
         _stderr(f"internal error: {type(exc).__name__}: {exc} (run again with --traceback and report it)")

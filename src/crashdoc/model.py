@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,26 @@ class Section:
 
 
 @dataclass(frozen=True)
+class UnitFacts:
+    """What the service manager says about the unit that ran the service (typed; the `unit` section renders it)."""
+
+    unit: str
+    """Full unit name (`vllm.service`)."""
+    host: str | None
+    """Host as given to --host; None for this machine."""
+    active_state: str | None
+    sub_state: str | None
+    n_restarts: int | None
+    looping: bool
+    """systemd will start it again by itself."""
+    python: str | None
+    """The Python interpreter the unit runs, when it could be told (ExecStart, the journal's _CMDLINE)."""
+    working_directory: str | None
+    summary: str
+    """One line: `auto-restart loop, 14 restarts, last exit status 1`."""
+
+
+@dataclass(frozen=True)
 class Skipped:
     """Something that could not be checked, and why (a value, not an exception)."""
 
@@ -156,6 +177,8 @@ class Diagnosis:
     """Extra facts (unit state, environment)."""
     skipped: tuple[Skipped, ...] = ()
     """What could not be read or checked."""
+    unit: UnitFacts | None = None
+    """The unit's facts, when a unit was diagnosed."""
     lines_read: int = 0
     """Input lines read."""
     bytes_read: int = 0

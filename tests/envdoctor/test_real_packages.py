@@ -112,7 +112,7 @@ def _needs_cli(*words: str) -> None:
 
 def _assert_cli_done(out: subprocess.CompletedProcess[str], edited: Path) -> None:
     texts = list(_strings(json.loads(out.stdout)))
-    assert any(FIX == t or FIX in t for t in texts), out.stdout[:2000]
+    assert any(t == FIX or FIX in t for t in texts), out.stdout[:2000]
     assert any(str(edited) in t and "after install" in t for t in texts), out.stdout[:2000]
 
 

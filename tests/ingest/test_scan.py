@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.ingest.scan import MAX_LINE, Scanner
+from crashdoc.parse.scan import MAX_LINE, Scanner
 
 CORPUS_LOG = Path(__file__).resolve().parents[1] / "assets"
 

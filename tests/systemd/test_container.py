@@ -8,13 +8,12 @@ API server fail afterwards with vLLM's wrapper errors. The freeze test runs last
 from __future__ import annotations
 
 import json
-
 import shutil
 from pathlib import Path
 
 import pytest
 
-from crashdoc.systemd import read_unit_state, unit_python
+from crashdoc.sources.unit import read_unit_state, unit_python
 from crashdoc.transport import SshRunner, parse_target
 from tests.fixtures.container import UNIT, Container
 from tests.systemd.conftest import run_cli

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from crashdoc.errors import InputError, TransportError
-from crashdoc.systemd import FreezeRefusedError, SystemdTooOldError, diagnose_unit
-from crashdoc.systemd.errors import NoSystemdError
+from crashdoc.investigate.unit import diagnose_unit
+from crashdoc.sources.errors import FreezeRefusedError, NoSystemdError, SystemdTooOldError
 from crashdoc.transport import CommandResult, SshRunner, parse_target
 from tests.fixtures.sshd import SshServer, free_port
+from tests.support.runners import FakeRunner
 from tests.systemd.conftest import run_cli
-from tests.systemd.test_unit_state import SHOW_LOOP, FakeRunner
+from tests.systemd.test_unit_state import SHOW_LOOP
 
 INV = ["0f3c1b9a6e1d4d7cb9a3b7a2f1c0d9e8", "1a2b3c4d5e6f40718293a4b5c6d7e8f9"]
 

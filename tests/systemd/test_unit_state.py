@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
-from crashdoc.errors import TransportError, UnsafeArgumentError
-from crashdoc.systemd import UnitNotFoundError, looks_like_unit, normalize_unit, read_unit_state, unit_python
-from crashdoc.systemd.errors import NoSystemdError
-from crashdoc.systemd.unit import UnitState, parse_exec
-from crashdoc.transport import CommandResult, LocalRunner, Runner
+from crashdoc.errors import UnsafeArgumentError
+from crashdoc.sources.errors import NoSystemdError, UnitNotFoundError
+from crashdoc.sources.unit import UnitState, looks_like_unit, normalize_unit, parse_exec, read_unit_state, unit_python
+from crashdoc.transport import LocalRunner
+from tests.support.runners import FakeRunner
 
 SHOW_LOOP = """\
 Id=vllm.service
@@ -33,25 +32,6 @@ User=vllm
 WorkingDirectory=/srv/vllm
 Restart=on-failure
 """
-
-
-class FakeRunner(Runner):
-    """Answers argv prefixes with canned results (no host touched)."""
-
-    def __init__(self, answers: dict[tuple[str, ...], tuple[int, str, str]], host: str | None = "gpu1") -> None:
-        self.answers = answers
-        self.host = host
-        self.calls: list[tuple[str, ...]] = []
-
-    def run(self, argv: Sequence[str], *, timeout: float = 60.0, stdin: bytes | None = None) -> CommandResult:
-        self.calls.append(tuple(argv))
-        for prefix, (rc, out, err) in self.answers.items():
-            if tuple(argv[: len(prefix)]) == prefix:
-                return CommandResult(tuple(argv), rc, out.encode(), err.encode(), 0.01)
-        raise TransportError(f"{argv[0]}: command not found on this machine")
-
-    def popen(self, argv: Sequence[str]):  # type: ignore[no-untyped-def]
-        raise NotImplementedError
 
 
 def _runner(show: str, version: int = 252, **more: tuple[int, str, str]) -> FakeRunner:

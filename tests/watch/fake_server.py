@@ -309,11 +309,10 @@ def api_main() -> None:
     print("INFO:     Application startup complete.", flush=True)
     deadline = time.time() + ARGS.serve_seconds if ARGS.mode == "healthy" and ARGS.serve_seconds else None
     while True:
-        if mine.poll(0.1):
-            if mine.recv() == "dead":
-                Health.ready = False
-                log("ERROR", "core_client.py:564", "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.")
-                finish(1)
+        if mine.poll(0.1) and mine.recv() == "dead":
+            Health.ready = False
+            log("ERROR", "core_client.py:564", "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.")
+            finish(1)
         if deadline and time.time() > deadline:
             engine.terminate()
             finish(0)

@@ -16,17 +16,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from crashdoc.parse.systemd import MSG_PROCESS_EXIT, MSG_RESTART_SCHEDULED, MSG_STARTED, MSG_STARTING, MSG_UNIT_FAILURE
 from tests.fixtures.journal_files import (
     JOURNAL_REMOTE,
-    MSG_PROCESS_EXIT,
-    MSG_RESTART_SCHEDULED,
-    MSG_STARTED,
-    MSG_UNIT_FAILURE,
     available,
     export_record,
 )
-
-MSG_STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"
 
 __all__ = ["LiveJournal", "available"]
 

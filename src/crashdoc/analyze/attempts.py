@@ -11,13 +11,8 @@ import re
 from dataclasses import dataclass
 
 from crashdoc.parse.lines import LogLine
+from crashdoc.parse.systemd import interpret
 
-_EXITED = re.compile(r"Main process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
-_RESULT = re.compile(r"Failed with result '(?P<result>[\w-]+)'")
-_RESTART = re.compile(r"Scheduled restart job|holdoff time over, scheduling restart")
-_START = re.compile(r"^(?:Started|Starting) .+")
-_GAVE_UP = re.compile(r"Start request repeated too quickly")
-_DEACTIVATED = re.compile(r"Deactivated successfully")
 _BANNER = re.compile(
     r"non-default args:|vLLM API server version|Starting vLLM API server|server_args=ServerArgs\(|"
     r"text_generation_launcher: Args \{|^Args \{|Initializing an LLM engine"
@@ -87,25 +82,23 @@ class AttemptTracker:
 
     def _manager(self, att: AttemptState, line: LogLine, text: str) -> None:
         same_invocation = line.invocation is not None and line.invocation == att.invocation
-        if _START.search(text.split(": ", 1)[-1]) and (att.content or att.closed) and not same_invocation:
+        b = interpret(text)
+        if b is None:
+            return
+        if b.kind in ("starting", "started") and (att.content or att.closed) and not same_invocation:
             self._new(line)
-            return
-        m = _EXITED.search(text)
-        if m:
-            att.exit_status = f"{m.group('code')} {m.group('status')}"
-            att.outcome = _outcome(m.group("code"), m.group("status"))
-            return
-        m = _RESULT.search(text)
-        if m:
-            att.outcome = att.outcome or f"failed ({m.group('result')})"
-            return
-        if _RESTART.search(text):
+        elif b.kind == "exited" and b.main:
+            att.exit_status = f"{b.exit_code} {b.exit_status}"
+            att.outcome = _outcome(b.exit_code or "", b.exit_status or "")
+        elif b.kind == "failed":
+            att.outcome = att.outcome or f"failed ({b.result})"
+        elif b.kind == "restart":
             att.outcome = att.outcome or "failed"
             att.closed = True
-        elif _GAVE_UP.search(text):
+        elif b.kind == "gave_up":
             att.gave_up = True
             att.closed = True
-        elif _DEACTIVATED.search(text):
+        elif b.kind == "success":
             att.outcome = att.outcome or "exited 0"
             att.closed = True
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from crashdoc.parse.lines import LogLine
 from crashdoc.parse.errors import bare_exception, is_error_line
+from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Stack, Trace
 
 # Ranking scores for errors no rule knows (a rule's priority replaces them; see docs/RULES.md).

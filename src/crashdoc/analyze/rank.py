@@ -186,6 +186,6 @@ def summary(attempts: tuple[Attempt, ...], root: Finding | None) -> str:
         return "1 start attempt in the log; it failed with this error" if same else ""
     if len(same) == n:
         return f"all {n} attempts failed with the same error"
-    others = sorted({a.root_message for a in attempts if a.fingerprint not in (None, root.fingerprint)})
+    others = sorted({a.root_message or "" for a in attempts if a.fingerprint not in (None, root.fingerprint)})
     tail = f"; other attempts: {'; '.join(o for o in others[:3] if o)}" if others else ""
     return f"{len(same)} of {n} attempts failed with this error{tail}"

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from crashdoc.errors import InputError
-from crashdoc.ingest import open_input
 from crashdoc.evaluate.scoring import decoy_first, fix_matches, root_cause_hit
 from crashdoc.investigate import diagnose_stream
+from crashdoc.kb import KnowledgeBase
+from crashdoc.sources.file import open_input
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,12 @@ def _case_dir(folder: Path) -> Path:
     return folder
 
 
-def evaluate_dir(folder: Path, kb: object | None = None) -> EvalReport:
+def evaluate_dir(folder: Path, kb: KnowledgeBase | None = None) -> EvalReport:
     """Diagnose every case of a corpus folder in-process and score it."""
     cases_dir = _case_dir(folder)
     if not cases_dir.is_dir():
         raise InputError(f"{folder}: not a corpus folder (expected cases/<id>.log and <id>.json)")
     if kb is None:
-        from crashdoc.kb import KnowledgeBase
-
         kb = KnowledgeBase.load()
     results = []
     for meta_path in sorted(cases_dir.glob("*.json")):
@@ -87,7 +86,7 @@ def evaluate_dir(folder: Path, kb: object | None = None) -> EvalReport:
         results.append(CaseResult(
             id=meta.get("id", meta_path.stem), hit=root_cause_hit(line, keys),
             decoy_first=decoy_first(line, keys, meta.get("decoys") or ()),
-            category_ok=bool(rc) and rc.category == meta.get("category"),
+            category_ok=rc is not None and rc.category == meta.get("category"),
             fix_ok=fix_matches(expected_fix, fix_cmd),
             expected_category=meta.get("category", ""), got_category=rc.category if rc else None,
             got_line=line, got_fix=fix_cmd, expected_fix=expected_fix, seconds=time.perf_counter() - t0,

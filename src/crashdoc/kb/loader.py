@@ -8,10 +8,11 @@ folder is not compared with the category.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Iterator, Sequence, Union
+from typing import Union
 
 import yaml
 
@@ -21,14 +22,14 @@ except ImportError:  # pragma: no cover - Python 3.10
     from importlib.abc import Traversable
 
 from crashdoc.kb.errors import RuleError
-
-# NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 from crashdoc.kb.model import Rule
 from crashdoc.kb.schema import build_rule, check_rule
 
+# NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 ENV_VAR = "CRASHDOC_RULES"
-Location = Union[Path, Traversable]
+Location = Union[Path, Traversable]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from crashdoc.parse.lines import LogLine, build_line
 from crashdoc.parse.prefixes import inner

@@ -10,8 +10,8 @@ traceback that is waiting for them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Iterator
 
 from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.lines import LogLine

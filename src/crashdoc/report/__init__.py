@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TextIO
+
+from crashdoc.model import Diagnosis
 from crashdoc.report.interface import Renderer
 from crashdoc.report.json import JsonRenderer, to_dict
 
-__all__ = ["Renderer", "JsonRenderer", "to_dict", "renderer_for"]
+__all__ = ["Renderer", "JsonRenderer", "to_dict", "render", "renderer_for"]
 
 
 def renderer_for(fmt: str, **options: object) -> Renderer:
@@ -21,3 +24,10 @@ def renderer_for(fmt: str, **options: object) -> Renderer:
 
         return TerminalRenderer(**options)  # type: ignore[arg-type]
     raise ValueError(f"unknown format {fmt!r}")
+
+
+def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None) -> None:
+    """Write `diag` in `fmt` (terminal, json, markdown) to `out`: the one report writer of every command."""
+    opts = {"width": width} if fmt == "terminal" else {}
+    renderer_for(fmt, **opts).render(diag, out)
+    out.flush()

@@ -9,7 +9,6 @@ from crashdoc.model import Diagnosis
 from crashdoc.report.interface import Renderer
 from crashdoc.report.safe import safe
 
-
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 
 

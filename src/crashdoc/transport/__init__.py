@@ -2,8 +2,8 @@
 
 from crashdoc.transport.interface import CommandResult, Runner
 from crashdoc.transport.local import LocalRunner
-from crashdoc.transport.ssh import SshRunner, SshTarget, parse_target
 from crashdoc.transport.safety import check_unit_name, check_word
+from crashdoc.transport.ssh import SshRunner, SshTarget, parse_target
 
 __all__ = [
     "CommandResult",

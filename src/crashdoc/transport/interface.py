@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,14 @@ class CommandResult:
         return lines[-1].strip() if lines else ""
 
 
+@dataclass
+class Streamed:
+    """A command whose output is read as it is written: iterate `lines`, then `result()` says how it ended."""
+
+    lines: Iterator[bytes]
+    result: Callable[[], CommandResult]
+
+
 class Runner(ABC):
     """Runs commands on one host. Implementations: LocalRunner, SshRunner."""
 
@@ -44,6 +53,23 @@ class Runner(ABC):
     @abstractmethod
     def popen(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
         """Start argv with stdout piped, for streaming (journalctl -f, large outputs)."""
+
+    def stream(self, argv: Sequence[str]) -> Streamed:
+        """Run argv and read its standard output line by line as it comes (large journal answers): nothing
+        holds the whole output. `result()` (after the lines, or to stop early) waits for the exit."""
+        start = time.monotonic()
+        proc = self.popen(argv)
+        out, errs = proc.stdout, proc.stderr
+        assert out is not None and errs is not None
+
+        def result() -> CommandResult:
+            if proc.poll() is None:
+                out.close()  # stopped early: journalctl ends on the closed pipe
+            err = errs.read()
+            code = proc.wait()
+            return CommandResult(tuple(argv), code, b"", err, time.monotonic() - start)
+
+        return Streamed(iter(out), result)
 
     def describe(self, argv: Sequence[str]) -> str:
         """The command as a person would type it, for "about to run" lines."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 from crashdoc.errors import TransportError
 from crashdoc.transport.interface import CommandResult, Runner

@@ -7,8 +7,8 @@ import re
 import shlex
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from crashdoc.errors import TransportError, UnsafeArgumentError
 from crashdoc.transport.interface import CommandResult, Runner

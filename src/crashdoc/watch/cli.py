@@ -22,7 +22,7 @@ executable, as a shell says); 2 when crashdoc's own arguments are wrong. The com
 crashdoc's stdout unchanged (one pipe, like 2>&1); the phases and the diagnosis go to stderr."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `watch` and `run` to crashdoc's subcommands."""
     w = subparsers.add_parser(
         "watch", help="follow a service's start (unit journal or log file) and diagnose it the moment it fails",

@@ -23,12 +23,13 @@ from typing import BinaryIO, TextIO
 
 from crashdoc.model import Section
 from crashdoc.parse.lines import parse_line
+from crashdoc.report import render
 from crashdoc.watch.errors import (
     CommandNotExecutableError,
     CommandNotFoundError,
     WatchUsageError,
 )
-from crashdoc.watch.session import Session, render_report, writable, write_json_report
+from crashdoc.watch.session import Session, writable, write_json_report
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
 
@@ -276,7 +277,7 @@ class CommandRun:
         diag = self.session.diagnose(source, Section("run", "Run", tuple(lines), data))
         if show:
             display.note(f"{summary}; diagnosis:", "bold red")
-            render_report(diag, "terminal", self.err, self.width)
+            render(diag, "terminal", self.err, self.width)
         if self.report:
             problem = write_json_report(diag, self.report)
             if problem:

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from crashdoc.errors import InputError
+from crashdoc.kb import KnowledgeBase
 from crashdoc.model import Diagnosis, Section
 from crashdoc.parse.lines import LogLine, parse_line
+from crashdoc.report import render
 from crashdoc.watch.capture import Capture
 from crashdoc.watch.display import Display
 from crashdoc.watch.health import HealthPoller
@@ -27,7 +29,7 @@ class KbLoader:
 
     def __init__(self, rules: Sequence[str] = ()) -> None:
         self._dirs = tuple(Path(d) for d in rules)
-        self._kb: object | None = None
+        self._kb: KnowledgeBase | None = None
         self._error: BaseException | None = None
         if self._dirs:
             self._load()
@@ -39,19 +41,18 @@ class KbLoader:
             self._thread.start()
 
     def _load(self) -> None:
-        from crashdoc.kb import KnowledgeBase
-
         try:
             self._kb = KnowledgeBase.load(extra_dirs=self._dirs)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread by get()
+        except BaseException as exc:
             self._error = exc
 
-    def get(self) -> object:
+    def get(self) -> KnowledgeBase:
         """The knowledge base (waits for the background load)."""
         if self._thread is not None:
             self._thread.join()
         if self._error is not None:
             raise self._error
+        assert self._kb is not None
         return self._kb
 
 
@@ -168,21 +169,12 @@ class Session:
         self.capture.close()
 
 
-def render_report(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None) -> None:
-    """Write `diag` in `fmt` (terminal, json, markdown)."""
-    from crashdoc.report import renderer_for
-
-    opts = {"width": width} if fmt == "terminal" else {}
-    renderer_for(fmt, **opts).render(diag, out)
-    out.flush()
-
-
 def write_json_report(diag: Diagnosis, path: str) -> str | None:
     """Write the JSON report (the contract of `diagnose --format json`); returns an error line or None."""
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
-            render_report(diag, "json", f)
+            render(diag, "json", f)
         os.replace(tmp, path)
     except OSError as exc:
         try:

@@ -13,7 +13,6 @@ from crashdoc.parse.lines import LogLine
 from crashdoc.watch.markers import Engine, Markers, Progress, WatchPhase
 
 
-
 @dataclass
 class PhaseRecord:
     """A phase the attempt reached."""

@@ -10,35 +10,27 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import selectors
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from crashdoc.actions.freeze import freeze_unit
 from crashdoc.errors import InputError
 from crashdoc.parse.records import parse_json_record
-from crashdoc.transport import Runner, check_unit_name
+from crashdoc.parse.systemd import MSG_STARTED, MSG_STARTING, interpret
+from crashdoc.sources.follow import JSON_LINE_MAX, JournalFollower, follow_argv
+from crashdoc.sources.journald import check_access
+from crashdoc.sources.unit import UnitState, normalize_unit, read_unit_state
+from crashdoc.transport import Runner
 from crashdoc.watch.errors import FollowError, WatchStatus
 from crashdoc.watch.session import Session
-from crashdoc.watch.sources import JSON_LINE_MAX, JournalFollower, follow_argv
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
 from crashdoc.watch.watcher import Pending, Watch
 
-# systemd's catalog MESSAGE_IDs for its records about units
-MSG_STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"
-MSG_STARTED = "39f53479d3a045ac8e11786248231fbf"
-MSG_STOPPING = "de5b426a63be47a7b6ac3eaac82e2f6f"
-MSG_PROCESS_EXIT = "98e322203f7a4ed290d09fe03c09fe15"
-MSG_UNIT_FAILURE = "d9b373ed55a64feb8242e02dbe79a49c"
-MSG_UNIT_SUCCESS = "7ad2d189f7e94e70a38c781354912448"
-MSG_RESTART_SCHEDULED = "5eb03494b6584870a536b337290809b3"
-
 #: systemd active states in which the unit's process runs (or is being stopped)
 _RUNNING = frozenset({"active", "activating", "reloading", "deactivating"})
-_EXITED = re.compile(r"Main process exited, code=(\w+), status=(\S+)")
-_RESULT = re.compile(r"Failed with result '([\w-]+)'")
 #: journal records read back when the journal has no start record of the unit
 DEFAULT_LINES = 2000
 #: after this many quiet seconds, check that `journalctl -f` did not miss records (locally, over ssh)
@@ -48,46 +40,14 @@ RECHECK_MAX = 60.0
 
 
 def _normalize(unit: str) -> str:
-    try:
-        from crashdoc.systemd import normalize_unit
-    except ImportError:  # pragma: no cover - the systemd stage ships with the package
-        check_unit_name(unit)
-        return unit if "." in unit else f"{unit}.service"
     return str(normalize_unit(unit))
 
 
-def unit_state(runner: Runner, unit: str) -> Any:
-    """The unit's live state (crashdoc.systemd), raising its one-line errors (unknown unit, no systemd)."""
-    try:
-        from crashdoc.systemd import read_unit_state
-        from crashdoc.systemd.journal import check_access
-    except ImportError:  # pragma: no cover - the systemd stage ships with the package
-        return _MinimalState.read(runner, unit)
+def unit_state(runner: Runner, unit: str) -> UnitState:
+    """The unit's live state, raising its one-line errors (unknown unit, no systemd, no journal access)."""
     state = read_unit_state(runner, unit, resolve_python=False)
     check_access(runner)
     return state
-
-
-class _MinimalState:
-    """`systemctl show` read directly, when crashdoc.systemd is not there."""
-
-    def __init__(self, props: dict[str, str]) -> None:
-        self.active_state = props.get("ActiveState")
-        self.sub_state = props.get("SubState")
-        self.restart = props.get("Restart")
-
-    @classmethod
-    def read(cls, runner: Runner, unit: str) -> _MinimalState:
-        res = runner.run(["systemctl", "show", unit, "-p", "LoadState,ActiveState,SubState,Restart"], timeout=60)
-        if not res.ok:
-            raise InputError(f"systemctl show {unit} failed on {runner.host or 'this machine'}: {res.stderr_line()}")
-        props = dict(ln.split("=", 1) for ln in res.stdout.decode("utf-8", "replace").splitlines() if "=" in ln)
-        if props.get("LoadState") == "not-found":
-            raise InputError(f"unit {unit} is not known to systemd on {runner.host or 'this machine'}")
-        return cls(props)
-
-    def summary(self) -> str:
-        return f"{self.active_state} ({self.sub_state})"
 
 
 def journal_args_for(runner: Runner, files: Sequence[str], directory: str | None, root: str | None) -> tuple[str, ...]:
@@ -205,7 +165,7 @@ class UnitWatch(Watch):
         argv = follow_argv(self.unit, self.journal_args, [*start, "--lines=1"], follow=False)
         try:
             res = self.runner.run(argv, timeout=30)
-        except Exception:  # noqa: BLE001 - only a safety net; the follow goes on
+        except Exception:
             return False
         return res.ok and res.stdout.strip().startswith(b"{")
 
@@ -301,47 +261,42 @@ class UnitWatch(Watch):
 
     def _manager(self, rec: dict[str, Any], when: float | None) -> bool:
         """One of systemd's records about the unit; False when the watch stops before it."""
-        mid = rec.get("MESSAGE_ID") or ""
-        msg = _text(rec.get("MESSAGE"))
-        job = rec.get("JOB_TYPE")
+        b = interpret(_text(rec.get("MESSAGE")), rec)
+        if b is None:
+            return True
         tr = self.session.tracker
         into = fmt_seconds((when or time.time()) - tr.started)
-        if mid in (MSG_STARTING, MSG_STARTED) or (job == "start" and msg.startswith(("Starting ", "Started "))):
+        if b.kind in ("starting", "started"):
             inv = rec.get("INVOCATION_ID")
             same = inv is not None and inv == self.inv
             # "Started" right after "Starting" (Type=simple) or after the output (Type=notify) is the same attempt
-            later = mid != MSG_STARTED or self.ended or (inv is not None and self.inv is not None)
+            later = b.kind != "started" or self.ended or (inv is not None and self.inv is not None)
             if not same and later and not self._boundary(when, "systemd started it again"):
                 return False
             self.inv = inv or self.inv
-            return True
-        m = _EXITED.search(msg)
-        if mid == MSG_PROCESS_EXIT or m:
-            code = rec.get("EXIT_CODE") or (m.group(1) if m else "exited")
-            status = rec.get("EXIT_STATUS") or (m.group(2) if m else "?")
+        elif b.kind == "exited" and b.main:
+            code, status = b.exit_code or "exited", b.exit_status or "?"
             self.ended = True
             self.extra_data["main_process"] = {"code": code, "status": status}
-            ok = code == "exited" and status.split("/")[0] in ("0", "SUCCESS")
-            if ok:
+            if code == "exited" and status.split("/")[0] in ("0", "SUCCESS"):
                 self.end(WatchStatus.STOPPED, f"its main process exited with status 0, {into} into the attempt")
             elif self.stop_requested:
                 self.end(WatchStatus.STOPPED, f"it was stopped by request ({code} {status}), {into} into the attempt")
             else:
                 how = f"exited with status {status}" if code == "exited" else f"was {code} by signal {status}"
                 self.end(WatchStatus.CRASHED, f"its main process {how}, {into} into the attempt, while {tr.status()}")
-        elif mid == MSG_UNIT_FAILURE or _RESULT.search(msg):
+        elif b.kind == "failed":
             self.ended = True
-            r = _RESULT.search(msg)
-            result = rec.get("UNIT_RESULT") or (r.group(1) if r else "failed")
-            self.end(WatchStatus.CRASHED, f"systemd says it failed ({result}), {into} into the attempt, while {tr.status()}")
-        elif mid == MSG_RESTART_SCHEDULED or "Scheduled restart job" in msg:
+            self.end(WatchStatus.CRASHED, f"systemd says it failed ({b.result or 'failed'}), {into} into the attempt,"
+                     f" while {tr.status()}")
+        elif b.kind == "restart":
             self.ended = self.restart_seen = True
             self.end(WatchStatus.CRASHED, f"systemd restarts it, {into} into the attempt, while {tr.status()}", now=True)
-        elif "Start request repeated too quickly" in msg:
+        elif b.kind == "gave_up":
             self.end(WatchStatus.CRASHED, "systemd gave up restarting it (start limit hit)", now=True)
-        elif job == "stop" or mid == MSG_STOPPING or msg.startswith("Stopping "):
+        elif b.kind == "stopping":
             self.stop_requested = True
-        elif mid == MSG_UNIT_SUCCESS or "Deactivated successfully" in msg:
+        elif b.kind == "success":
             self.ended = True
             self.end(WatchStatus.STOPPED, f"it stopped ({into} into the attempt)")
         return True
@@ -383,13 +338,8 @@ class UnitWatch(Watch):
         if not restarts:
             self.extra_lines.append(f"not frozen: nothing restarts {self.unit} (Restart=no)")
             return
-        argv = ["systemctl", "stop", self.unit]
-        self.session.display.note(f"stopping {self.unit} so its restart loop stops: {self.runner.describe(argv)}")
-        try:
-            res = self.runner.run(argv, timeout=180)
-            ok, why = res.ok, res.stderr_line() or f"exit status {res.returncode}"
-        except Exception as exc:  # noqa: BLE001 - reported, the diagnosis still comes
-            ok, why = False, str(exc)
+        done = freeze_unit(self.runner, self.unit, self.session.display.note, "its restart loop stops")
+        ok, why = done.ok, done.detail
         self.extra_data["frozen"] = ok
         self.extra_lines.append(f"froze: `systemctl stop {self.unit}` " + ("done" if ok else f"failed: {why}"))
         if not ok:

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from crashdoc.model import Section
+from crashdoc.report import render
 from crashdoc.watch.errors import WatchStatus
-from crashdoc.watch.session import Session, render_report, write_json_report
+from crashdoc.watch.session import Session, write_json_report
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
 
@@ -209,7 +210,7 @@ class Watch:
         diag = s.diagnose(self.source(), Section("watch", "Watch", tuple(lines), data))
         if diagnose:
             s.display.note(f"{headline}; diagnosis:", style)
-            render_report(diag, self.fmt, self.out, self.width)
+            render(diag, self.fmt, self.out, self.width)
         if self.report:
             problem = write_json_report(diag, self.report)
             if problem:
@@ -225,7 +226,7 @@ class FileWatch(Watch):
     """`crashdoc watch --file PATH [--pid N]`: a service that logs to a file."""
 
     def __init__(self, session: Session, path: str, *, pid: int | None = None, **kw: object) -> None:
-        from crashdoc.watch.sources import FileFollower, PidWatcher
+        from crashdoc.sources.follow import FileFollower, PidWatcher
 
         super().__init__(session, f"log file {path}", **kw)  # type: ignore[arg-type]
         self.path = path

@@ -1,0 +1,268 @@
+"""The analysis of one pass over the evidence: parsed lines -> attempts, tracebacks, candidates -> ranked groups
+per attempt -> Diagnosis. Fed by investigate with lines of text (a file, standard input, a capture) or with
+structured records (a journal export, docker json-file), one at a time: memory stays bounded by what is kept
+per attempt, whatever the input's size."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, BinaryIO
+
+from crashdoc.analyze.attempts import AttemptTracker
+from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
+from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
+from crashdoc.analyze.phases import phase_of_frames, phase_of_line
+from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_verdicts, best_attempt, fold, summary, to_finding
+from crashdoc.kb.knowledge import KnowledgeBase
+from crashdoc.model import Diagnosis, Skipped
+from crashdoc.parse.lines import LineParser, LogLine, parse_line
+from crashdoc.parse.records import parse_json_lines
+from crashdoc.parse.scan import MAX_LINE, Scanner
+from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header
+
+
+def make_scanner(kb: KnowledgeBase) -> Scanner:
+    """A scanner whose hot lines include every rule's regex.
+
+    NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
+    log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
+    """
+    return Scanner(extra_patterns=tuple(kb.scan_patterns()))
+
+
+class _Memo:
+    """kb.classify with a bounded memory of answers: a crash loop prints the same errors thousands of times."""
+
+    LIMIT = 20000
+
+    def __init__(self, kb: object) -> None:
+        self.kb = kb
+        self.seen: dict[tuple[str | None, str, str], object] = {}
+
+    def classify(self, exception: str | None, message: str, line: str) -> object:
+        key = (exception, message, line)
+        if key in self.seen:
+            return self.seen[key]
+        found = self.kb.classify(exception, message, line)  # type: ignore[attr-defined]
+        if len(self.seen) >= self.LIMIT:
+            self.seen.clear()
+        self.seen[key] = found
+        return found
+
+
+class Analysis:
+    """State of one pass over the evidence."""
+
+    def __init__(self, kb: object, scanner: Scanner) -> None:
+        self.kb = _Memo(kb)
+        self.scanner = scanner
+        self.rule_bit = scanner.class_bit("rule")
+        self.tracker = AttemptTracker()
+        self.builder = TracebackBuilder()
+        self.pending: dict[int, list[Candidate]] = {}
+        """Candidates of attempts still open (a traceback may finish after the next attempt's first line)."""
+        self.ranked: dict[int, list[Group]] = {}
+        """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
+        self.best: tuple[int, int] | None = None
+        self.attempt_now = 1
+        self.kept: set[str] = set()
+        self.attempt_of: dict[int, int] = {}
+        self.phase: dict[str, str] = {}
+        self.lines = 0
+        self.bytes = 0
+        self.json_records = 0
+        self.omitted = 0
+        self.awaiting: list[tuple[Candidate, list[str]]] = []
+        """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
+
+    def feed(self, line: LogLine, mask: int) -> None:
+        if self.awaiting:
+            self._context(line)
+        att = self.tracker.feed(line)
+        if att != self.attempt_now:
+            self.attempt_now = att
+            for trace in self.builder.close():  # a traceback never spans a restart
+                self._trace(trace)
+        for trace in self.builder.feed(line):
+            self._trace(trace)
+        if line.lineno in self.builder.consumed:
+            self.builder.consumed.clear()  # only the current line is ever asked about
+            self.attempt_of[line.lineno] = att
+            if "Traceback (most recent call last)" in line.text:
+                self.tracker.mark_error()
+            head = text_before_header(line)
+            if head is None:
+                return
+            line = head
+        if len(self.attempt_of) > 20000:  # keep only the lines of tracebacks still open
+            oldest = self.builder.oldest_open()
+            self.attempt_of = {k: v for k, v in self.attempt_of.items() if oldest is not None and k >= oldest}
+        if line.level in ("INFO", None):
+            ph = phase_of_line(line.text)
+            if ph is not None:
+                self.phase[line.stream] = ph.title
+        cand = from_line(self.kb, line, att, bool(mask & self.rule_bit))
+        if cand is not None:
+            cand.phase = self.phase.get(line.stream)
+            self._add(cand)
+            if fix_incomplete(cand):
+                self.awaiting.append((cand, []))
+            if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
+                self.tracker.mark_error()  # a warning at import time is printed by every process: not a restart
+
+    def _trace(self, trace: Trace) -> None:
+        for i, stack in enumerate(trace.stacks):
+            anchor = stack.lines[0] if stack.lines else (stack.header or (stack.frames[-1].line if stack.frames else None))
+            if anchor is None:
+                continue
+            att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
+            cand = from_stack(self.kb, trace, stack, i, att)
+            ph = phase_of_frames(stack.frames)
+            cand.phase = ph.title if ph else self.phase.get(trace.stream)
+            self._add(cand)
+
+    def _add(self, cand: Candidate) -> None:
+        self.pending.setdefault(cand.attempt, []).append(cand)
+        current = self.tracker.current.index if self.tracker.attempts else 1
+        for idx in [i for i in self.pending if i < current - 1]:
+            self._close(idx)
+
+    def _close(self, idx: int) -> None:
+        """Fold and rank one attempt; keep all its groups only while it is the strongest attempt so far."""
+        groups = fold(self.pending.pop(idx)).get(idx, [])
+        if idx in self.ranked:  # late candidates of an attempt already closed: rank them with what it kept
+            groups = sorted([*self.ranked.pop(idx), *groups], key=lambda g: g.key)
+            if self.best is not None and self.best[1] == idx:
+                self.best = None
+        if not groups:
+            return
+        top = groups[0].first
+        key = (top.score, idx) if top.role != "consequence" else None
+        if key is not None and (self.best is None or key > self.best):
+            if self.best is not None:
+                self.ranked[self.best[1]] = self._light(self.ranked[self.best[1]][:1])
+            self.best = key
+            self.ranked[idx] = groups[:MAX_FINDINGS]
+        else:
+            self.ranked[idx] = self._light(groups[:1] if key is not None or self.ranked else groups[:5])
+
+    def _light(self, groups: list[Group]) -> list[Group]:
+        """Groups of an attempt that is not reported in full: the first time an error is seen it keeps its
+        traceback (for "other findings"); repeats keep only what the attempt's verdict needs."""
+        out = []
+        for g in groups:
+            if g.fingerprint in self.kept:
+                g.first = dataclasses.replace(g.first, stack=None, trace=None)
+            else:
+                self.kept.add(g.fingerprint)
+            out.append(g)
+        return out
+
+    def _context(self, line: LogLine) -> None:
+        still = []
+        for cand, ctx in self.awaiting:
+            ctx.append(line.text)
+            if len(ctx) < CONTEXT_LINES:
+                still.append((cand, ctx))
+            else:
+                complete_fix(cand, ctx)
+        self.awaiting = still
+
+    def finish(self) -> None:
+        for trace in self.builder.close():
+            self._trace(trace)
+        for cand, ctx in self.awaiting:
+            complete_fix(cand, ctx)
+        self.awaiting = []
+        for idx in sorted(self.pending):
+            self._close(idx)
+
+
+def _record_lines(p: Analysis, lineno: int, rec: Mapping[str, Any]) -> list[LogLine]:
+    lines = parse_json_lines(lineno, rec)
+    if lines:
+        p.json_records += 1
+        if rec.get("MESSAGE", "") is None:
+            p.omitted += 1
+    return lines
+
+
+def _feed(p: Analysis, lines: Iterable[LogLine]) -> None:
+    for line in lines:
+        p.feed(line, p.scanner.mask(line.text.encode("utf-8", "replace")))
+
+
+def feed_records(p: Analysis, records: Iterable[Mapping[str, Any]]) -> None:
+    """Structured records (journal entries), one at a time, then the end of the evidence."""
+    lineno = 0
+    for rec in records:
+        lineno += 1
+        _feed(p, _record_lines(p, lineno, rec))
+    p.lines = lineno
+    p.finish()
+
+
+def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
+    """A byte stream: JSON lines (journal export, docker json-file) record by record, else text through the block
+    scanner (only the hot lines are decoded and parsed); then the end of the evidence."""
+    if not json_lines:
+        parser = LineParser()
+        for hot in p.scanner.lines(stream):
+            p.feed(parser.parse(hot.lineno, hot.data), hot.mask)
+        p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
+        p.finish()
+        return
+    lineno = 0
+    for data in stream:
+        lineno += 1
+        p.bytes += len(data)
+        data = data.rstrip(b"\r\n")[:MAX_LINE]
+        lines: list[LogLine] = []
+        if data.startswith(b"{"):
+            try:  # a raw non-UTF-8 byte inside a record must not lose the record
+                rec = json.loads(data.decode("utf-8", "replace"))
+            except ValueError:
+                rec = None
+            if isinstance(rec, dict):
+                lines = _record_lines(p, lineno, rec)
+        _feed(p, lines or [parse_line(lineno, data)])
+    p.lines = lineno
+    p.finish()
+
+
+def diagnosis(p: Analysis, source: str) -> Diagnosis:
+    """The ranked result of a finished pass."""
+    ranked = dict(sorted(p.ranked.items()))
+    chosen = best_attempt(ranked)
+    states = p.tracker.attempts
+    attempts = attempt_verdicts(states, ranked)
+    skipped: list[Skipped] = []
+    findings = []
+    root = None
+    if chosen is not None:
+        groups = ranked[chosen]
+        findings = [to_finding(g) for g in groups[:12]]
+        root = findings[0]
+        seen = {g.fingerprint for g in groups}
+        for a, gs in sorted(ranked.items()):
+            if a != chosen and gs[0].fingerprint not in seen and gs[0].first.role != "consequence":
+                findings.append(to_finding(gs[0]))
+                seen.add(gs[0].fingerprint)
+    else:
+        for gs in ranked.values():
+            findings.extend(to_finding(g) for g in gs[:5])
+        if findings:
+            skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
+                                   "that started the failure was printed earlier than what was captured"))
+    if p.omitted:
+        skipped.append(Skipped("journal fields", f"{p.omitted} MESSAGE fields were omitted by journalctl "
+                               "(over 4 KiB); fetch with `journalctl --all -o json`"))
+    if p.scanner.stats.skipped_patterns:
+        skipped.append(Skipped("fast scan", f"{len(p.scanner.stats.skipped_patterns)} rule patterns could not "
+                               "be compiled for the block scanner; those rules still apply to error lines"))
+    return Diagnosis(
+        source=source, root_cause=root, findings=tuple(findings), attempts=attempts,
+        summary=summary(attempts, root), skipped=tuple(skipped), lines_read=p.lines, bytes_read=p.bytes,
+    )

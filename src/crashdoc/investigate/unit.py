@@ -1,0 +1,385 @@
+"""`crashdoc diagnose UNIT`: the unit's state, its failing attempts from the journal, the diagnosis."""
+
+from __future__ import annotations
+
+import heapq
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from crashdoc.actions.freeze import freeze_argv, freeze_unit
+from crashdoc.errors import InputError
+from crashdoc.investigate import diagnose_records
+from crashdoc.model import Attempt, Diagnosis, Section, Skipped
+from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
+from crashdoc.sources.journald import (
+    RECORDS_PER_ATTEMPT,
+    Journal,
+    Record,
+    Run,
+    check_access,
+    iso,
+    merge,
+    windows,
+)
+from crashdoc.sources.unit import (
+    _PYTHON,
+    UnitState,
+    describe_exit,
+    normalize_unit,
+    read_unit_state,
+    systemd_version,
+)
+from crashdoc.transport import Runner
+
+#: attempts examined when --attempts is not given (the newest ones; the loop's first is added)
+DEFAULT_ATTEMPTS = 5
+#: invocation ids appeared in systemd 232
+MIN_SYSTEMD = 232
+
+
+def print_to_stderr(text: str) -> None:
+    """Default `announce`: `crashdoc: TEXT` on stderr, so stdout stays clean for --format json."""
+    print(f"crashdoc: {text}", file=sys.stderr, flush=True)
+
+
+def diagnose_unit(
+    runner: Runner,
+    unit: str,
+    *,
+    since: str | None = None,
+    attempts: int | None = None,
+    freeze: bool = False,
+    journal_args: tuple[str, ...] = (),
+    announce: Callable[[str], None] = print_to_stderr,
+    kb: Any = None,
+) -> Diagnosis:
+    """Diagnose a systemd unit on the runner's host, or in a copied journal (journal_args).
+
+    Reads the unit's state (`systemctl show`; from systemd's records in the journal when journal_args name a
+    copy), optionally stops its restart loop (`freeze`, after announcing the exact command), fetches the failing
+    attempts whole by invocation id plus systemd's and the kernel's records in their time window, and hands
+    them to the log pipeline. Nothing on the host changes unless `freeze` is set.
+    """
+    unit = normalize_unit(unit)
+    wanted = DEFAULT_ATTEMPTS if attempts is None else attempts
+    if wanted < 1:
+        raise InputError(f"--attempts must be 1 or more (got {attempts})")
+    copied = bool(journal_args)
+    if copied and freeze:
+        raise FreezeRefusedError(
+            "--freeze stops a live unit and cannot act on a copied journal: drop --file/--directory/--journal-root,"
+            " or run crashdoc on the host (--host) to freeze it"
+        )
+    skipped: list[Skipped] = []
+    notes: list[str] = []
+
+    state: UnitState | None = None
+    before: UnitState | None = None
+    froze = False
+    if copied:
+        version = systemd_version(runner, "journalctl")
+    else:
+        state = read_unit_state(runner, unit)
+        version = state.systemd_version
+    if version is not None and version < MIN_SYSTEMD:
+        raise SystemdTooOldError(
+            f"systemd {version} on {runner.host or 'this machine'} has no invocation ids (needs {MIN_SYSTEMD} or"
+            f" newer): export the unit's log with `journalctl -u {unit} -o json > unit.json` and run"
+            " `crashdoc diagnose unit.json`"
+        )
+
+    if freeze and state is not None:
+        done = freeze_unit(runner, unit, announce, "its restart loop stops changing the evidence")
+        if done.ok:
+            froze = True
+            before = state
+            state = replace(read_unit_state(runner, unit, resolve_python=False), python=state.python)
+        else:
+            skipped.append(Skipped(
+                "freeze",
+                f"`{' '.join(freeze_argv(unit))}` failed: {done.detail}"
+                f" (run it as root: sudo systemctl stop {unit})",
+            ))
+
+    journal = Journal(runner, journal_args, version)
+    runs, scan = journal.unit_runs(unit, since=since, limit=max(200, RECORDS_PER_ATTEMPT * wanted))
+    if not runs and not copied:
+        check_access(runner)  # an empty answer may only mean that this user sees their own journal
+    if copied:
+        state = state_from_journal(unit, runner, journal, runs, scan, version)
+    assert state is not None
+
+    chosen, first_of_loop = choose_runs(runs, wanted)
+    restarts = state.n_restarts or max((r.restart_counter or 0 for r in runs), default=0)
+    if first_of_loop is None and restarts >= 1:
+        first = journal.first_of_loop(unit)
+        known = {r.invocation_id: r for r in chosen}
+        if first is not None and first.invocation_id in known:
+            first_of_loop = known[first.invocation_id]
+        elif first is not None and first.failed and (not chosen or first.first_usec < chosen[0].first_usec):
+            chosen = [first, *chosen]
+            first_of_loop = first
+
+    source = _source(unit, runner, journal_args)
+    if not chosen:
+        section = _section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args)
+        return Diagnosis(
+            source=source,
+            root_cause=None,
+            summary=f"the journal has no records of {unit}" + (f" since {since}" if since else ""),
+            sections=(section,),
+            skipped=tuple(skipped),
+            unit=state.facts(),
+        )
+
+    kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
+    seen = _Spans(chosen)
+    diag = diagnose_records(seen.track(heapq.merge(journal.attempt_records(unit, chosen), kernel, key=lambda r: r.usec),
+                                       {r.cursor for r in kernel if r.cursor}), source, kb=kb)
+    diag = replace(diag, bytes_read=journal.bytes_read)
+    for run in chosen:
+        if not run.start_seen:
+            reason = _missing_start(journal, run, seen.count.get(run.invocation_id, 0))
+            skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
+            notes.append(reason)
+    diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
+    section = _section(
+        unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes, diag.attempts, journal_args
+    )
+    return replace(
+        diag,
+        source=source,
+        unit=state.facts(),
+        sections=(section, *diag.sections),
+        skipped=(*diag.skipped, *skipped),
+    )
+
+
+class _Spans:
+    """Watches the records stream past: each attempt's first and last record time and its record count, and
+    kernel records that the attempts' own query returned as well (their copy is dropped)."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self.runs = {r.invocation_id: r for r in runs}
+        self.count: dict[str, int] = {}
+
+    def track(self, records: Iterable[Record], kernel_cursors: set[str]) -> Iterator[dict[str, Any]]:
+        """The records' fields, in order, without duplicates."""
+        yielded: set[str] = set()
+        for rec in records:
+            cursor = rec.cursor
+            if cursor is not None and cursor in kernel_cursors:
+                if cursor in yielded:
+                    continue
+                yielded.add(cursor)
+            for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
+                run = self.runs.get(rec.get(key) or "")
+                if run is not None:
+                    t = rec.usec
+                    run.first_usec = min(run.first_usec or t, t)
+                    run.last_usec = max(run.last_usec, t)
+                    self.count[run.invocation_id] = self.count.get(run.invocation_id, 0) + 1
+                    break
+            yield rec.fields
+
+
+def choose_runs(runs: Sequence[Run], wanted: int) -> tuple[list[Run], Run | None]:
+    """The newest `wanted` attempts that failed (else that ended, else the running one), oldest first.
+
+    Also returns the loop's first failed attempt (restart counter 1) when it is among the runs read.
+    """
+    failed = [r for r in runs if r.ended and r.failed]
+    pool = failed or [r for r in runs if r.ended] or list(runs[-1:])
+    chosen = list(pool[-wanted:])
+    first = None
+    for r in reversed(runs):
+        if r.restart_counter == 1:
+            first = r
+            break
+    if first is not None and first not in chosen and first.failed:
+        chosen = [first, *chosen]
+    return chosen, first
+
+
+def enrich_attempts(attempts: Sequence[Attempt], runs: Sequence[Run]) -> tuple[Attempt, ...]:
+    """Add what systemd knows (invocation id, exit status, outcome, times) to the pipeline's attempts."""
+    by_id = {r.invocation_id: r for r in runs}
+    matched: list[tuple[Attempt, Run | None]] = []
+    if attempts and all(a.invocation_id in by_id for a in attempts if a.invocation_id) and any(
+        a.invocation_id for a in attempts
+    ):
+        matched = [(a, by_id.get(a.invocation_id or "")) for a in attempts]
+    elif len(attempts) == len(runs):
+        matched = list(zip(attempts, runs))
+    else:
+        return tuple(attempts)
+    out = []
+    for a, run in matched:
+        if run is None:
+            out.append(a)
+            continue
+        out.append(replace(
+            a,
+            invocation_id=run.invocation_id,
+            exit_status=describe_exit(run.exit_code, run.exit_status) or a.exit_status,
+            outcome=run.outcome if run.outcome != "unknown" else a.outcome,
+            started=a.started or iso(run.first_usec),
+            ended=a.ended or (iso(run.last_usec) if run.ended else None),
+        ))
+    return tuple(out)
+
+
+def state_from_journal(
+    unit: str, runner: Runner, journal: Journal, runs: Sequence[Run], scan: Sequence[Record], version: int | None
+) -> UnitState:
+    """The unit's state as systemd's records in a copied journal leave it (no systemctl to ask)."""
+    last = runs[-1] if runs else None
+    restart = max((r.restart_counter or 0 for r in runs), default=0)
+    active = sub = result = None
+    if last is not None:
+        if last.start_limit_hit:
+            active, sub, result = "failed", "failed", "start-limit-hit"
+        elif not last.ended:
+            active, sub = "active", "running"
+        elif last.restart_counter is not None:
+            active, sub, result = "activating", "auto-restart", last.result
+        elif last.stop_requested:
+            active, sub = "inactive", "dead"
+        elif last.failed and restart:
+            # failed after earlier restarts: systemd restarts it again unless the journal copy was cut first
+            active, sub, result = "activating", "auto-restart", last.result
+        elif last.failed:
+            active, sub, result = "failed", "failed", last.result
+        else:
+            active, sub, result = "inactive", "dead", last.result
+    python = None
+    cmdline = exe = None
+    if last is not None:
+        cmdline, exe = journal.cmdline_of(last.invocation_id)
+        words = (cmdline or "").split()
+        if words and _PYTHON.fullmatch(words[0].rsplit("/", 1)[-1]):
+            python = words[0]
+        elif exe and _PYTHON.fullmatch(exe.rsplit("/", 1)[-1].rstrip("0123456789.") or ""):
+            python = exe
+    failed_runs = [r for r in runs if r.failed]
+    ref = failed_runs[-1] if failed_runs else last
+    props = {"_CMDLINE": cmdline or "", "_EXE": exe or ""}
+    return UnitState(
+        unit=unit,
+        host=runner.host,
+        source="journal",
+        active_state=active,
+        sub_state=sub,
+        result=result,
+        exit_code=ref.exit_code if ref else None,
+        exit_status=ref.exit_status if ref else None,
+        n_restarts=restart,
+        invocation_id=last.invocation_id if last else None,
+        systemd_version=version,
+        python=python,
+        properties={k: v for k, v in props.items() if v},
+    )
+
+
+def _missing_start(journal: Journal, run: Run, n_left: int) -> str:
+    """Why an attempt's start is missing: the journal begins after it (rotated/vacuumed) or a gap."""
+    first = iso(run.first_usec) or "?"
+    if not journal.anything_before(run.first_usec):
+        return (
+            f"the journal begins at {first}, after attempt {run.invocation_id[:12]} started: its first lines were"
+            f" rotated or vacuumed away; diagnosing the {n_left} records that are left"
+        )
+    return (
+        f"systemd's start record of attempt {run.invocation_id[:12]} is not in the journal (its first surviving"
+        f" record is at {first}); diagnosing the {n_left} records that are left"
+    )
+
+
+def _source(unit: str, runner: Runner, journal_args: Sequence[str]) -> str:
+    if journal_args:
+        paths = " ".join(a for a in journal_args if not a.startswith("-"))
+        return f"unit {unit} in {paths}"
+    return f"unit {unit} on {runner.host or 'this machine'}"
+
+
+def _section(
+    unit: str,
+    runner: Runner,
+    state: UnitState,
+    before: UnitState | None,
+    froze: bool,
+    freeze_asked: bool,
+    chosen: Sequence[Run],
+    first_of_loop: Run | None,
+    journal: Journal,
+    notes: Sequence[str],
+    attempts: Sequence[Attempt],
+    journal_args: Sequence[str],
+) -> Section:
+    """The `unit` section: what the unit is doing, what was examined, and what crashdoc did (or not)."""
+    lines: list[str] = []
+    where = f"in {' '.join(a for a in journal_args if not a.startswith('-'))}" if journal_args else (
+        f"on {runner.host or 'this machine'}"
+    )
+    if froze and before is not None:
+        lines.append(f"stopped by crashdoc --freeze (was: {before.summary()}); now {state.active_state} ({state.sub_state})")
+    else:
+        lines.append(state.summary())
+    if chosen:
+        lines.append(_attempts_line(chosen, first_of_loop, state, attempts))
+    if state.python:
+        how = "from ExecStart" if state.source == "systemctl" else "from the journal's _CMDLINE"
+        lines.append(f"runs {state.python} ({how})")
+    elif state.exec_start:
+        lines.append(f"runs {' '.join(state.exec_start[0].argv) or state.exec_start[0].path} (no Python interpreter found in it)")
+    lines.extend(notes)
+    if not froze and state.looping and state.source == "systemctl":
+        lines.append("still looping: run with --freeze to stop it (crashdoc changed nothing on the host)")
+    elif freeze_asked and not froze and state.source == "systemctl":
+        lines.append("--freeze did not stop the unit (see skipped); it may still be looping")
+    lines.append(
+        f"read {journal.bytes_read:,} bytes from the journal {where} in {len(journal.queries)} journalctl calls"
+        " (the examined attempts, systemd's and the kernel's records around them)"
+    )
+    data: dict[str, Any] = state.data()
+    data.update(
+        frozen=froze,
+        freeze_command=" ".join(freeze_argv(unit)) if freeze_asked else None,
+        state_before_freeze=before.data() if before is not None else None,
+        still_looping=(not froze and state.looping),
+        attempts_examined=[r.data() for r in chosen],
+        first_of_loop=first_of_loop.invocation_id if first_of_loop else None,
+        journal_bytes=journal.bytes_read,
+        journal_queries=[
+            {"command": q.command, "purpose": q.purpose, "bytes": q.bytes, "records": q.records,
+             "seconds": round(q.seconds, 3)}
+            for q in journal.queries
+        ],
+        journal_source=journal.where,
+        notes=list(notes),
+    )
+    title = f"Unit {unit} {where}"
+    return Section(key="unit", title=title, lines=tuple(lines), data=data)
+
+
+def _attempts_line(chosen: Sequence[Run], first: Run | None, state: UnitState, attempts: Sequence[Attempt]) -> str:
+    """`6 attempts examined (the loop's first and the newest 5): all failed with exit status 1, same root cause`."""
+    n = len(chosen)
+    which = "the newest" if first is None or first not in chosen else "the loop's first and the newest"
+    rest = n - (1 if first is not None and first in chosen else 0)
+    head = f"{n} attempt{'s' if n != 1 else ''} examined ({which} {rest})" if which != "the newest" else (
+        f"{n} attempt{'s' if n != 1 else ''} examined (the newest {n})"
+    )
+    outcomes: dict[str, int] = {}
+    for r in chosen:
+        key = r.outcome + (f" with {describe_exit(r.exit_code, r.exit_status)}" if r.exit_code else "")
+        outcomes[key] = outcomes.get(key, 0) + 1
+    parts = [f"{c} {k}" if len(outcomes) > 1 else (f"all {k}" if n > 1 else k) for k, c in outcomes.items()]
+    line = f"{head}: {', '.join(parts)}"
+    prints = [a.fingerprint for a in attempts if a.fingerprint]
+    if prints and len(prints) == len(attempts):
+        groups = len(set(prints))
+        line += "; the same root cause in all" if groups == 1 and n > 1 else f"; {groups} different root causes"
+    return line

@@ -1,0 +1,399 @@
+"""Block scanner: reads the input in large blocks, finds hot lines with one multi-pattern pass
+(hyperscan when available, Python `re` otherwise) and yields only the lines inside hot windows.
+
+Everything else is counted (bytes, lines) but never decoded or parsed, which is what keeps crashdoc within a
+small factor of `grep` on gigabyte logs while memory stays bounded by the block size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from crashdoc.parse.markers import CLASSES, MarkerClass
+
+try:  # NOTE: hyperscan is an accelerator; the Python fallback gives the same lines, slower.
+    import hyperscan as _hs
+except ImportError:  # pragma: no cover - exercised on platforms without the wheel
+    _hs = None  # type: ignore[assignment]
+
+BLOCK = 8 << 20
+"""Bytes read per block."""
+MAX_LINE = 64 << 10
+"""Longest line kept for parsing; the rest of a longer line is counted, not kept."""
+SWITCH_INTERVAL = 0.0002
+"""Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
+COUNT_PIECE = 1 << 16
+"""Bytes per newline-count call."""
+MAX_BEFORE = 3
+"""Lines kept from the end of a block for before-context of a hit at the start of the next one."""
+
+
+@dataclass(frozen=True, slots=True)
+class HotLine:
+    """A line selected for parsing."""
+
+    lineno: int
+    """1-based line number in the input."""
+    data: bytes
+    """The line without its newline, cut at MAX_LINE bytes."""
+    mask: int = 0
+    """Bit i set when marker class i matched on this line (0 for context lines)."""
+
+
+@dataclass
+class ScanStats:
+    """What the scan read."""
+
+    bytes: int = 0
+    lines: int = 0
+    selected: int = 0
+    engine: str = "python"
+    skipped_patterns: list[str] = field(default_factory=list)
+
+
+class _Matcher:
+    """One compiled multi-pattern matcher returning (end offset, class index) hits for a block."""
+
+    def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats, use_hyperscan: bool = True) -> None:
+        self.classes = classes
+        exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
+        self.hs_db: Any = None
+        if _hs is not None and use_hyperscan:
+            self.hs_db = _compiled(tuple(exprs), stats)
+            self.scratch = _hs.Scratch(self.hs_db)
+            stats.engine = "hyperscan"
+        else:
+            self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
+
+
+    def new_scratch(self) -> object:
+        """A scratch space for scanning on another thread (one scratch per thread)."""
+        return _hs.Scratch(self.hs_db) if self.hs_db is not None else None
+
+    def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
+        """(offset inside the matching line, class index) for every match in block."""
+        found: list[tuple[int, int]] = []
+        if self.hs_db is not None:
+
+            def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+                found.append((end - 1 if end else 0, ident))
+
+            self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
+        else:
+            for rx, ci in self.py:
+                found.extend((m.start(), ci) for m in rx.finditer(block))
+        found.sort()
+        return found
+
+
+def _hs_compile(exprs: Sequence[tuple[str, int]]) -> Any:
+    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[p.encode() for p, _ in exprs], ids=[ci for _, ci in exprs],
+        elements=len(exprs), flags=[0] * len(exprs),
+    )
+    return db
+
+
+_CACHE: dict[tuple[tuple[str, int], ...], tuple[Any, list[str]]] = {}
+
+
+def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
+    """A hyperscan database for exprs; patterns hyperscan cannot compile are left out (and listed).
+
+    Compiled once per process and kept on disk (hyperscan's serialised form, keyed by the patterns), since
+    compiling a few hundred rule patterns costs about half a second at every start.
+    """
+    if exprs in _CACHE:
+        db, known = _CACHE[exprs]
+        stats.skipped_patterns.extend(known)
+        return db
+    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""))).encode()).hexdigest()[:24]
+    path = _cache_dir() / f"scan-{key}.hsdb"
+    skipped: list[str] = []
+    db = None
+    try:
+        blob = path.read_bytes()
+        db = _hs.loadb(blob[4 + int.from_bytes(blob[:4], "big"):], _hs.HS_MODE_BLOCK)
+        db.scratch = _hs.Scratch(db)
+        skipped = json.loads(blob[4 : 4 + int.from_bytes(blob[:4], "big")])
+    except Exception:
+        db = None
+    if db is None:
+        try:
+            db = _hs_compile(exprs)
+        except Exception:
+            keep = []
+            for e in exprs:
+                try:
+                    _hs_compile([e])
+                    keep.append(e)
+                except Exception:
+                    skipped.append(e[0])
+            db = _hs_compile(keep)
+        try:
+            meta = json.dumps(skipped).encode()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(len(meta).to_bytes(4, "big") + meta + _hs.dumpb(db))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only home: compile at every start
+    _CACHE[exprs] = (db, skipped)
+    stats.skipped_patterns.extend(skipped)
+    return db
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("CRASHDOC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "crashdoc"
+    )
+    return Path(base)
+
+
+class Scanner:
+    """Selects the lines worth parsing from a binary stream."""
+
+    def __init__(
+        self,
+        extra_patterns: Sequence[str] = (),
+        block_size: int = BLOCK,
+        extra_classes: Sequence[MarkerClass] = (),
+        use_hyperscan: bool = True,
+    ) -> None:
+        """`extra_patterns` (knowledge-base regexes) are hot with a short after-context."""
+        self.stats = ScanStats()
+        classes = list(CLASSES)
+        if extra_patterns:
+            classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6))
+        classes.extend(c for c in extra_classes if c.patterns)
+        self.classes = classes
+        self.matcher = _Matcher(classes, self.stats, use_hyperscan)
+        self.block_size = block_size
+
+    def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
+        """Yield the hot lines and their context windows, in input order.
+
+        A producer thread reads the blocks and runs hyperscan over them (both release the GIL) while this
+        thread counts lines and cuts out the windows, so the two halves of the work use both cores.
+        """
+        st = _State()
+        q: queue.Queue[tuple[bytes, int, int, list[tuple[int, int]]] | BaseException | None] = queue.Queue(maxsize=4)
+        stop = threading.Event()
+        producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
+        # NOTE: the producer needs the GIL only briefly between blocks; a short switch interval, with the line
+        # count done in small pieces, keeps it from waiting 5 ms behind the count each time.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        producer.start()
+        try:
+            while True:
+                item = q.get()
+                if item is None:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                data, lo, hi, hits = item
+                yield from self._segment(data, lo, hi, hits, st)
+        finally:
+            sys.setswitchinterval(interval)
+            stop.set()
+            while producer.is_alive():
+                try:
+                    q.get_nowait()
+                except queue.Empty:
+                    producer.join(0.05)
+        self.stats.lines = st.lineno
+
+    def _produce(self, stream: BinaryIO, q: queue.Queue[Any], stop: threading.Event) -> None:
+        """Read blocks, split them at newlines, find the hits; put (data, lo, hi, hits) segments on q."""
+        scratch = self.matcher.new_scratch()
+
+        def put(data: bytes, lo: int, hi: int) -> None:
+            view = memoryview(data)[lo:hi]
+            hits = [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
+            view.release()
+            while not stop.is_set():
+                try:
+                    q.put((data, lo, hi, hits), timeout=0.1)
+                    return
+                except queue.Full:
+                    continue
+
+        try:
+            self._segments(stream, put, stop)
+            q.put(None)
+        except BaseException as exc:
+            q.put(exc)
+
+    def _segments(self, stream: BinaryIO, put: Callable[[bytes, int, int], None], stop: threading.Event) -> None:
+        """Cut the input into newline-terminated segments; only a line straddling two reads is copied."""
+        carry = b""
+        long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
+        while not stop.is_set():
+            chunk = stream.read(self.block_size)
+            self.stats.bytes += len(chunk)
+            if not chunk:
+                if carry:
+                    piece = carry if carry.endswith(b"\n") else carry + b"\n"
+                    put(piece, 0, len(piece))
+                return
+            if carry or long_line:
+                nl = chunk.find(b"\n")
+                if nl < 0:  # still inside one line
+                    if len(carry) < MAX_LINE:
+                        carry += chunk[: MAX_LINE - len(carry)]
+                    long_line = True
+                    continue
+                head = carry + chunk[: nl + 1]
+                if len(head) > MAX_LINE + 1:
+                    head = head[:MAX_LINE] + b"\n"
+                put(head, 0, len(head))
+                lo = nl + 1
+                carry, long_line = b"", False
+            else:
+                lo = 0
+            hi = chunk.rfind(b"\n", lo) + 1
+            if hi <= lo:
+                carry = chunk[lo : lo + MAX_LINE]
+                long_line = len(chunk) - lo > MAX_LINE
+                continue
+            put(chunk, lo, hi)
+            carry = chunk[hi : hi + MAX_LINE]
+            long_line = len(chunk) - hi > MAX_LINE
+
+    def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: _State) -> Iterator[HotLine]:
+        for item in self._block_lines(data, lo, hi, hits, st):
+            self.stats.selected += 1
+            st.last_emitted = item.lineno
+            yield item
+        st.lineno += _count_lines(data, lo, hi)
+        st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
+
+    def mask(self, data: bytes) -> int:
+        """Marker classes matching one line (for inputs parsed record by record, like journal JSON)."""
+        m = 0
+        for _, ci in self.matcher.hits(data):
+            m |= 1 << ci
+        return m
+
+    def class_bit(self, name: str) -> int:
+        """The mask bit of a marker class (0 when there is no such class)."""
+        for i, c in enumerate(self.classes):
+            if c.name == name:
+                return 1 << i
+        return 0
+
+    def _block_lines(
+        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: _State
+    ) -> Iterator[HotLine]:
+        """Hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
+        windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
+        want_prev = 0
+        owed = 0
+        pending = st.pending
+        if pending:
+            end, owed = _skip_lines(block, lo, pending, hi)
+            windows.append((lo, end))
+        last_line_start, line_end = -1, -1
+        masks: dict[int, int] = {}
+        for pos, ci in hits:
+            if last_line_start <= pos < line_end:
+                start = last_line_start
+            else:
+                start = block.rfind(b"\n", lo, pos) + 1 or lo
+                start = max(start, lo)
+                line_end = block.find(b"\n", pos, hi)
+                last_line_start = start
+            seen = masks.get(start, 0)
+            if seen & (1 << ci):
+                continue  # this class already opened its window on this line
+            masks[start] = seen | (1 << ci)
+            cls = self.classes[ci]
+            wstart, short = _back_lines(block, start, cls.before, lo)
+            if not windows and wstart == lo:
+                want_prev = max(want_prev, short)
+            if windows and wstart <= windows[-1][1]:
+                cur = windows[-1][1]
+                # NOTE: extend from the current end, so a run of hot lines costs one pass, not one per hit
+                have = block.count(b"\n", start, cur) if cur > start else 0
+                if have < cls.after + 1:
+                    wend, short = _skip_lines(block, max(cur, start), cls.after + 1 - have, hi)
+                    owed = max(owed, short)
+                    if wend > cur:
+                        windows[-1] = (windows[-1][0], wend)
+            else:
+                wend, short = _skip_lines(block, start, cls.after + 1, hi)
+                owed = max(owed, short)
+                windows.append((wstart, wend))
+        if want_prev and not pending:
+            yield from st.tail[-want_prev:]
+        counted_to, lineno = lo, st.lineno
+        for wstart, wend in windows:
+            lineno += block.count(b"\n", counted_to, wstart)
+            offset = wstart
+            for data in block[wstart:wend].split(b"\n")[:-1]:
+                lineno += 1
+                yield HotLine(lineno, data[:MAX_LINE], masks.get(offset, 0))
+                offset += len(data) + 1
+            counted_to = wend
+        st.pending = owed if windows and windows[-1][1] >= hi else 0
+
+
+class _State:
+    """Line counting and context carried from one segment to the next."""
+
+    def __init__(self) -> None:
+        self.lineno = 0
+        self.pending = 0
+        self.last_emitted = 0
+        self.tail: list[HotLine] = []
+
+
+def _count_lines(data: bytes, lo: int, hi: int) -> int:
+    """Newlines in data[lo:hi], counted in pieces so other threads get the GIL in between."""
+    n = 0
+    for i in range(lo, hi, COUNT_PIECE):
+        n += data.count(b"\n", i, min(i + COUNT_PIECE, hi))
+    return n
+
+
+def _back_lines(block: bytes, start: int, n: int, lo: int) -> tuple[int, int]:
+    """(offset of the line `n` lines before the line starting at `start`, lines wanted before `lo`)."""
+    for i in range(n):
+        if start <= lo:
+            return lo, n - i
+        start = max(block.rfind(b"\n", lo, start - 1) + 1, lo)
+    return start, 0
+
+
+def _skip_lines(block: bytes, start: int, n: int, hi: int) -> tuple[int, int]:
+    """(offset just after `n` lines starting at `start`, lines still wanted past `hi`)."""
+    pos = start
+    for i in range(n):
+        nxt = block.find(b"\n", pos, hi)
+        if nxt < 0:
+            return hi, n - i
+        pos = nxt + 1
+    return pos, 0
+
+
+def _tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLine]:
+    """The last `n` lines of block[lo:hi] (newline-terminated), with their line numbers."""
+    out: list[HotLine] = []
+    end = hi - 1
+    while len(out) < n and end > lo:
+        start = max(block.rfind(b"\n", lo, end) + 1, lo)
+        out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
+        end = start - 1
+    return out[::-1]

@@ -1,0 +1,502 @@
+"""Read only what a diagnosis needs from a journal with `journalctl -o json`: systemd's records about the unit,
+the failing attempts whole (by invocation id), and the kernel's records in the same time window."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from crashdoc.errors import InputError
+from crashdoc.parse.systemd import interpret
+from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
+from crashdoc.transport import CommandResult, Runner
+
+#: fields kept when scanning systemd's records (needs journalctl --output-fields, systemd >= 236)
+SCAN_FIELDS = (
+    "MESSAGE", "MESSAGE_ID", "INVOCATION_ID", "UNIT", "EXIT_CODE", "EXIT_STATUS", "UNIT_RESULT", "N_RESTARTS",
+    "JOB_TYPE", "JOB_RESULT", "_HOSTNAME", "_PID", "SYSLOG_IDENTIFIER", "PRIORITY",
+)
+#: fields kept for the attempts and the kernel records: what the log pipeline reads, and no core dumps
+RECORD_FIELDS = (
+    "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "_PID", "_COMM", "_EXE", "_HOSTNAME", "_TRANSPORT",
+    "_SYSTEMD_UNIT", "_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID", "UNIT",
+    "MESSAGE_ID", "EXIT_CODE", "EXIT_STATUS", "UNIT_RESULT", "N_RESTARTS", "JOB_TYPE", "JOB_RESULT",
+    "_KERNEL_SUBSYSTEM", "_KERNEL_DEVICE", "COREDUMP_UNIT", "COREDUMP_PID", "COREDUMP_SIGNAL",
+    "COREDUMP_SIGNAL_NAME", "COREDUMP_EXE", "COREDUMP_COMM",
+)
+
+#: systemd's records scanned per attempt asked for (a failed attempt makes 5 to 8 of them)
+RECORDS_PER_ATTEMPT = 40
+#: seconds of kernel records read before an attempt's start and after its end
+KERNEL_MARGIN = 10.0
+#: at most this many kernel records per time window
+KERNEL_MAX = 2000
+
+def value(record: dict[str, Any], key: str) -> str | None:
+    """A field as text: journalctl gives str, a list of byte values (non-UTF-8 / control chars) or null (> 4 KiB)."""
+    v = record.get(key)
+    if v is None:
+        return None
+    if isinstance(v, list):
+        try:
+            return bytes(v).decode("utf-8", "replace")
+        except (TypeError, ValueError):
+            return None
+    return str(v)
+
+
+def usec(record: dict[str, Any]) -> int:
+    """__REALTIME_TIMESTAMP in microseconds (0 when absent)."""
+    try:
+        return int(record.get("__REALTIME_TIMESTAMP") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def iso(us: int | None) -> str | None:
+    """Microseconds since the epoch as ISO 8601 UTC (`2025-11-30T09:12:05.123456+00:00`)."""
+    if not us:
+        return None
+    return datetime.fromtimestamp(us / 1e6, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+def at(us: float) -> str:
+    """A journalctl --since/--until argument for a time in microseconds (`@1732958400.123456`)."""
+    return f"@{max(us, 0) / 1e6:.6f}"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One journal record: its fields as journalctl wrote them."""
+
+    fields: dict[str, Any]
+
+    @property
+    def usec(self) -> int:
+        """Realtime timestamp in microseconds."""
+        return usec(self.fields)
+
+    @property
+    def cursor(self) -> str | None:
+        """The record's cursor (unique), for de-duplication."""
+        return self.fields.get("__CURSOR")
+
+    def get(self, key: str) -> str | None:
+        """A field as text (see `value`)."""
+        return value(self.fields, key)
+
+
+@dataclass
+class Run:
+    """One start attempt (invocation) of the unit, as systemd's records describe it."""
+
+    invocation_id: str
+    first_usec: int = 0
+    last_usec: int = 0
+    start_seen: bool = False
+    """systemd's `Starting`/`Started` record for this invocation is in the journal."""
+    exit_code: str | None = None
+    exit_status: int | None = None
+    result: str | None = None
+    """`exit-code`, `signal`, `core-dump`, `oom-kill`, `timeout`, `start-limit-hit`, `success` ..."""
+    restart_counter: int | None = None
+    """The restart counter systemd scheduled after this attempt (`restart counter is at N`)."""
+    ended: bool = False
+    stop_requested: bool = False
+    """Someone stopped it (systemctl stop / restart by hand, or crashdoc --freeze)."""
+    start_limit_hit: bool = False
+    records: int = 0
+
+    def add(self, rec: Record) -> None:
+        """Fold one of systemd's records about this invocation into the run."""
+        t = rec.usec
+        self.first_usec = min(self.first_usec, t) if self.first_usec else t
+        self.last_usec = max(self.last_usec, t)
+        self.records += 1
+        b = interpret(rec.get("MESSAGE") or "", rec.fields)
+        if b is None:
+            return
+        if b.kind in ("starting", "started"):
+            self.start_seen = True
+        elif b.kind == "exited":
+            if b.main:
+                self.exit_code = b.exit_code
+                self.exit_status = b.status_number if b.status_number is not None else self.exit_status
+            self.ended = True
+        elif b.kind == "failed":
+            self.result = b.result or self.result
+            self.ended = True
+        elif b.kind == "success":
+            self.result = self.result or "success"
+            self.ended = True
+        elif b.kind == "restart":
+            if b.restart_counter is not None:
+                self.restart_counter = b.restart_counter
+            self.ended = True
+        elif b.kind == "gave_up":
+            self.start_limit_hit = True
+            self.result = "start-limit-hit"
+        elif b.kind == "stopping":
+            if not self.result:
+                self.stop_requested = True
+            self.ended = True
+        elif b.kind == "stopped" and b.job != "restart":
+            self.ended = True
+        elif b.kind == "oom":
+            self.result = "oom-kill"
+
+    @property
+    def failed(self) -> bool:
+        """It ended by itself with a failure (not stopped by request, not exit 0)."""
+        if self.result and self.result not in ("success",):
+            return True
+        if self.exit_code in ("killed", "dumped"):
+            return not self.stop_requested
+        return self.exit_code == "exited" and (self.exit_status or 0) != 0
+
+    @property
+    def outcome(self) -> str:
+        """`failed`, `killed`, `crashed (signal)`, `exited 0`, `stopped`, `running` or `unknown`."""
+        if not self.ended:
+            return "running"
+        if self.result == "oom-kill":
+            return "killed"
+        if self.exit_code == "dumped" or self.result == "core-dump":
+            return "crashed (signal)"
+        if self.exit_code == "killed" or self.result == "signal":
+            return "stopped" if self.stop_requested else "killed"
+        if self.exit_code == "exited" and self.exit_status == 0:
+            return "exited 0"
+        if self.failed:
+            return "failed"
+        if self.stop_requested:
+            return "stopped"
+        return "unknown"
+
+    def data(self) -> dict[str, Any]:
+        """The run for the JSON report."""
+        from crashdoc.sources.unit import describe_exit
+
+        return {
+            "invocation_id": self.invocation_id,
+            "started": iso(self.first_usec),
+            "ended": iso(self.last_usec) if self.ended else None,
+            "outcome": self.outcome,
+            "result": self.result,
+            "exit_status": describe_exit(self.exit_code, self.exit_status),
+            "restart_counter_after": self.restart_counter,
+            "start_in_journal": self.start_seen,
+        }
+
+
+@dataclass
+class QueryLog:
+    """One journalctl call: what was run and what it returned."""
+
+    command: str
+    purpose: str
+    bytes: int
+    records: int
+    seconds: float
+
+
+@dataclass
+class Journal:
+    """journalctl over a runner, on the host's journal or on copied files (journal_args)."""
+
+    runner: Runner
+    journal_args: tuple[str, ...] = ()
+    version: int | None = None
+    queries: list[QueryLog] = field(default_factory=list)
+    _output_fields: bool | None = None
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes journalctl wrote to us, over all queries."""
+        return sum(q.bytes for q in self.queries)
+
+    @property
+    def where(self) -> str:
+        """`host`, `this machine` or the copied journal."""
+        if self.journal_args:
+            return "journal copy " + " ".join(a for a in self.journal_args if not a.startswith("-"))
+        return self.runner.host or "this machine"
+
+    def _use_output_fields(self) -> bool:
+        if self._output_fields is None:
+            self._output_fields = self.version is None or self.version >= 236
+        return self._output_fields
+
+    def query(self, matches: Sequence[str], *, purpose: str, fields: Sequence[str] | None = None,
+              timeout: float = 300.0) -> list[Record]:
+        """Run `journalctl -o json --all ... MATCHES` and parse its records."""
+        extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
+        argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches]
+        res = self.runner.run(argv, timeout=timeout)
+        if not res.ok and extra and _unknown_option(res):
+            self._output_fields = False
+            return self.query(matches, purpose=purpose, fields=None, timeout=timeout)
+        self._check(res)
+        records = list(parse_records(res.stdout))
+        self.queries.append(QueryLog(self.runner.describe(argv), purpose, len(res.stdout), len(records), res.seconds))
+        return records
+
+    def stream(self, matches: Sequence[str], *, purpose: str, fields: Sequence[str] | None = None) -> Iterator[Record]:
+        """Like `query`, but the records flow as journalctl writes them: nothing holds the whole answer.
+
+        The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
+        """
+        extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
+        argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches]
+        run = self.runner.stream(argv)
+        size = count = 0
+        try:
+            for line in run.lines:
+                size += len(line)
+                rec = _record(line)
+                if rec is not None:
+                    count += 1
+                    yield rec
+        finally:
+            res = run.result()
+        if not res.ok and extra and _unknown_option(res) and count == 0:
+            self._output_fields = False
+            yield from self.stream(matches, purpose=purpose, fields=None)
+            return
+        self._check(res)
+        self.queries.append(QueryLog(self.runner.describe(argv), purpose, size, count, res.seconds))
+
+    def _check(self, res: CommandResult) -> None:
+        """Turn journalctl's complaints into one-line errors with the next step."""
+        err = res.stderr.decode("utf-8", "replace")
+        line = res.stderr_line()
+        if "insufficient permissions" in err or "not seeing messages from other users and the system" in err:
+            user = _user_of(self.runner)
+            raise JournalAccessError(
+                f"{user} on {_host_of(self.runner)} may not read the system journal: add it to group"
+                f" systemd-journal (sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'},"
+                " then log in again) or connect as root"
+            )
+        if not res.ok and _unknown_option(res):
+            opt = _option_named(err)
+            version = f"systemd {self.version}" if self.version else "its systemd"
+            raise SystemdTooOldError(
+                f"journalctl on {self.runner.host or 'this machine'} ({version}) does not know {opt}: diagnose a"
+                f" log exported with `journalctl -u UNIT -o json > unit.json` instead (crashdoc diagnose unit.json)"
+            )
+        if not res.ok:
+            if self.journal_args:
+                raise InputError(f"journalctl cannot read the {self.where}: {line or f'exit status {res.returncode}'}")
+            raise InputError(
+                f"journalctl failed on {self.runner.host or 'this machine'}: {line or f'exit status {res.returncode}'}"
+            )
+
+    # --- the queries -----------------------------------------------------------------------------------
+
+    def unit_runs(self, unit: str, *, since: str | None, limit: int) -> tuple[list[Run], list[Record]]:
+        """The unit's recent attempts from systemd's own records (`UNIT=`), newest `limit` records, oldest first."""
+        matches = [f"UNIT={unit}", "--reverse", f"--lines={limit}"]
+        if since:
+            matches.append(f"--since={since}")
+        records = self.query(matches, purpose="systemd's records about the unit", fields=SCAN_FIELDS)
+        records.reverse()
+        runs = runs_from_records(records)
+        if not runs:
+            runs = self._runs_from_output(unit, since=since, limit=limit * 50)
+        return runs, records
+
+    def _runs_from_output(self, unit: str, *, since: str | None, limit: int) -> list[Run]:
+        """Fallback when systemd's records are missing: the invocations of the unit's own output."""
+        matches = [f"_SYSTEMD_UNIT={unit}", "--reverse", f"--lines={limit}"]
+        if since:
+            matches.append(f"--since={since}")
+        records = self.query(matches, purpose="invocation ids of the unit's output", fields=["_SYSTEMD_INVOCATION_ID"])
+        runs: dict[str, Run] = {}
+        for rec in reversed(records):
+            inv = rec.get("_SYSTEMD_INVOCATION_ID")
+            if not inv:
+                continue
+            run = runs.setdefault(inv, Run(inv))
+            t = rec.usec
+            run.first_usec = min(run.first_usec, t) if run.first_usec else t
+            run.last_usec = max(run.last_usec, t)
+        ordered = sorted(runs.values(), key=lambda r: r.first_usec)
+        for run in ordered[:-1]:
+            run.ended = True
+        return ordered
+
+    def first_of_loop(self, unit: str) -> Run | None:
+        """The attempt after which systemd's restart counter was 1: the first failure of the current loop."""
+        records = self.query(
+            [f"UNIT={unit}", "N_RESTARTS=1", "--reverse", "--lines=1"],
+            purpose="the first failed attempt of the loop",
+            fields=["INVOCATION_ID"],
+        )
+        inv = records[0].get("INVOCATION_ID") if records else None
+        if not inv:
+            return None
+        recs = self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"], purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
+        runs = runs_from_records(recs)
+        return runs[0] if runs else None
+
+    def attempt_records(self, unit: str, runs: Sequence[Run]) -> Iterator[Record]:
+        """Every record of the given attempts, streamed in journal order: the service's own (from its first line)
+        and systemd's about it."""
+        ids = [r.invocation_id for r in runs]
+        if not ids:
+            return
+        if self.version is not None and self.version >= 257:
+            for inv in ids:  # the runs are oldest first, so the answers follow each other in time
+                yield from self.stream([f"--invocation={inv}"], purpose=f"attempt {inv}", fields=RECORD_FIELDS)
+            return
+        matches: list[str] = []
+        for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
+            if matches:
+                matches.append("+")
+            matches += [f"{key}={inv}" for inv in ids]
+        yield from self.stream(matches, purpose=f"{len(ids)} attempt(s) by invocation id", fields=RECORD_FIELDS)
+
+    def kernel_records(self, unit: str, windows: Iterable[tuple[int, int]]) -> list[Record]:
+        """Kernel records (OOM killer, NVRM Xid, segfaults) and the unit's core dumps within the windows."""
+        out: list[Record] = []
+        for start, end in windows:
+            out += self.query(
+                ["_TRANSPORT=kernel", "+", f"COREDUMP_UNIT={unit}", f"--since={at(start)}", f"--until={at(end)}",
+                 f"--lines={KERNEL_MAX}"],
+                purpose="kernel records in the attempts' time window",
+                fields=RECORD_FIELDS,
+            )
+        return out
+
+    def anything_before(self, us: int) -> bool:
+        """True when the journal holds any record older than `us` (False: the journal begins after it)."""
+        records = self.query(
+            ["--lines=1", f"--until={at(us - 1)}"], purpose="does the journal reach back to the attempt's start",
+            fields=["MESSAGE_ID"],
+        )
+        return bool(records)
+
+    def cmdline_of(self, invocation_id: str) -> tuple[str | None, str | None]:
+        """(_CMDLINE, _EXE) of one record of the attempt's own output: what the unit ran, from the journal alone."""
+        records = self.query(
+            [f"_SYSTEMD_INVOCATION_ID={invocation_id}", "--lines=1"], purpose="the command line the unit ran",
+            fields=["_CMDLINE", "_EXE"],
+        )
+        if not records:
+            return None, None
+        return records[0].get("_CMDLINE"), records[0].get("_EXE")
+
+
+def _record(line: bytes) -> Record | None:
+    line = line.strip()
+    if not line.startswith(b"{"):
+        return None
+    try:
+        fields = json.loads(line)
+    except ValueError:
+        return None
+    return Record(fields) if isinstance(fields, dict) else None
+
+
+def parse_records(data: bytes) -> Iterable[Record]:
+    """journalctl -o json output (one object a line) into records; unparsable lines are skipped."""
+    for line in data.splitlines():
+        rec = _record(line)
+        if rec is not None:
+            yield rec
+
+
+def runs_from_records(records: Iterable[Record]) -> list[Run]:
+    """Group systemd's records about a unit by INVOCATION_ID into attempts, oldest first."""
+    runs: dict[str, Run] = {}
+    for rec in records:
+        inv = rec.get("INVOCATION_ID")
+        if not inv:
+            continue
+        runs.setdefault(inv, Run(inv)).add(rec)
+    return sorted(runs.values(), key=lambda r: r.first_usec)
+
+
+def merge(records: Iterable[Record]) -> list[Record]:
+    """De-duplicate by cursor and order by time (stable: records of one query keep journal order)."""
+    seen: set[str] = set()
+    out = []
+    for rec in records:
+        key = rec.cursor or json.dumps(rec.fields, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(rec)
+    out.sort(key=lambda r: r.usec)
+    return out
+
+
+def windows(runs: Sequence[Run], margin: float = KERNEL_MARGIN) -> list[tuple[int, int]]:
+    """The runs' time spans widened by `margin` seconds, overlapping ones merged."""
+    spans = sorted(
+        (r.first_usec - int(margin * 1e6), (r.last_usec or r.first_usec) + int(margin * 1e6))
+        for r in runs if r.first_usec
+    )
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _unknown_option(res: CommandResult) -> bool:
+    err = res.stderr.decode("utf-8", "replace")
+    return "unrecognized option" in err or "invalid option" in err or "Unknown option" in err
+
+
+def _option_named(err: str) -> str:
+    m = re.search(r"(?:unrecognized|invalid|Unknown) option(?: --)? ?['‘`\"]?(-[-\w=]*|\w)", err)
+    return m.group(1) if m else "an option crashdoc uses"
+
+
+def check_access(runner: Runner) -> None:
+    """Raise JournalAccessError when the user is neither root nor in a group that may read the system journal.
+
+    journalctl does not always say so: a user without access reads their own user journal and exits 0.
+    """
+    try:
+        uid = runner.run(["id", "-u"], timeout=30)
+        groups = runner.run(["id", "-Gn"], timeout=30)
+    except Exception:
+        return
+    if not uid.ok or uid.stdout.strip() == b"0":
+        return
+    names = set(groups.stdout.decode("utf-8", "replace").split())
+    if names & {"systemd-journal", "adm", "wheel"}:
+        return
+    user = _user_of(runner)
+    raise JournalAccessError(
+        f"{user} on {_host_of(runner)} may not read the system journal (not root, not in group"
+        f" systemd-journal): add it with `sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'}`"
+        " and log in again, or connect as root"
+    )
+
+
+def _host_of(runner: Runner) -> str:
+    """The host without the user part, for `USER on HOST` messages."""
+    return (runner.host or "this machine").rsplit("@", 1)[-1]
+
+
+def _user_of(runner: Runner) -> str:
+    host = runner.host or ""
+    if "@" in host:
+        return host.split("@", 1)[0]
+    if runner.host is None:
+        import getpass
+
+        try:
+            return getpass.getuser()
+        except (KeyError, OSError):
+            return "this user"
+    return "this user"
