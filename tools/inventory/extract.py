@@ -403,9 +403,8 @@ def extract_python(path: str, text: str, cfg: dict) -> list[Message]:
                 if arg is None:
                     continue
                 t = resolve(arg, node)
-                if isinstance(arg, (ast.Constant, ast.JoinedStr, ast.Name)) or PyRender.is_str(arg):
-                    if len(node.args) > 1:
-                        t = PY_PERCENT.sub(PLACEHOLDER, t.replace("%%", "\x00")).replace("\x00", "%")
+                if (isinstance(arg, (ast.Constant, ast.JoinedStr, ast.Name)) or PyRender.is_str(arg)) and len(node.args) > 1:
+                    t = PY_PERCENT.sub(PLACEHOLDER, t.replace("%%", "\x00")).replace("\x00", "%")
                 kind = "log" if attr not in PY_WARN_LEVELS else "log_warning"
                 out.append(Message(path, node.lineno, kind, None, t))
     return out
@@ -1160,10 +1159,7 @@ def selected(path: str, pcfg: dict) -> bool:
         if p and not any(ch in p for ch in "*?[") and path.startswith(p):
             rel = path[len(p):]
             break
-    for pat in exc:
-        if fnmatch.fnmatch(path, pat) or fnmatch.fnmatch(rel, pat) or path.startswith(pat):
-            return False
-    return True
+    return not any(fnmatch.fnmatch(path, pat) or fnmatch.fnmatch(rel, pat) or path.startswith(pat) for pat in exc)
 
 
 def lang_of(path: str, pcfg: dict) -> str | None:
