@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.watch.helpers import fake, free_port, start_crashdoc, stop
+from tests.watch.helpers import fake, free_port, start_crashdoc, stop  # noqa: E402 - after the path set-up
 
 GOAL = 2.0
 ROOT_CAUSE = r"flashinfer-cubin version \(0\.6\.3\) does not match"
