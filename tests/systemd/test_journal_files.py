@@ -136,12 +136,12 @@ def test_kernel_records_in_the_window_only(journal_remote: str, tmp_path: Path) 
     b.kernel(t0 + 2 * SECOND, "python3[4021]: segfault at 0 ip 00007f1d2c0b4f5a sp 00007ffd4c1b8e10 error 4 in libcuda.so.1")
     b.records.sort(key=lambda r: int(r["__REALTIME_TIMESTAMP"]))
     path = b.write(tmp_path / "system.journal")
-    from crashdoc.sources.journald import Journal, runs_from_records
+    from crashdoc.parse.runs import runs_from_records, windows
+    from crashdoc.sources.journald import Journal
 
     j = Journal(LocalRunner(), ("--file", str(path)))
-    runs, _ = j.unit_runs("vllm-kimi-k25.service", since=None, limit=200)
+    runs = runs_from_records(j.unit_records("vllm-kimi-k25.service", since=None, limit=200))
     assert [r.invocation_id for r in runs] == ids
-    from crashdoc.sources.journald import windows
 
     kernel = j.kernel_records("vllm-kimi-k25.service", windows(runs))
     messages = [r.get("MESSAGE") for r in kernel]

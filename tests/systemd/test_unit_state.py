@@ -9,7 +9,9 @@ import pytest
 
 from crashdoc.errors import UnsafeArgumentError
 from crashdoc.sources.errors import NoSystemdError, UnitNotFoundError
-from crashdoc.sources.unit import UnitState, looks_like_unit, normalize_unit, parse_exec, read_unit_state, unit_python
+from crashdoc.sources.interpreter import unit_python
+from crashdoc.sources.unit import UnitState, looks_like_unit, normalize_unit, read_unit_state
+from crashdoc.sources.unit_show import parse_exec
 from crashdoc.transport import LocalRunner
 from tests.support.runners import FakeRunner
 

@@ -11,20 +11,14 @@ from typing import Any
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
 from crashdoc.errors import InputError
 from crashdoc.investigate import diagnose_records
-from crashdoc.model import Attempt, Diagnosis, Section, Skipped
+from crashdoc.investigate.unit_section import unit_section
+from crashdoc.model import Attempt, Diagnosis, Skipped
+from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, windows
 from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
-from crashdoc.sources.journald import (
-    RECORDS_PER_ATTEMPT,
-    Journal,
-    Record,
-    Run,
-    check_access,
-    iso,
-    merge,
-    windows,
-)
+from crashdoc.sources.interpreter import PYTHON
+from crashdoc.sources.journal_access import check_access
+from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
 from crashdoc.sources.unit import (
-    _PYTHON,
     UnitState,
     describe_exit,
     normalize_unit,
@@ -104,7 +98,9 @@ def diagnose_unit(
             ))
 
     journal = Journal(runner, journal_args, version)
-    runs, scan = journal.unit_runs(unit, since=since, limit=max(200, RECORDS_PER_ATTEMPT * wanted))
+    limit = max(200, RECORDS_PER_ATTEMPT * wanted)
+    scan = journal.unit_records(unit, since=since, limit=limit)
+    runs = runs_from_records(scan) or runs_from_output(journal.output_invocations(unit, since=since, limit=limit * 50))
     if not runs and not copied:
         check_access(runner)  # an empty answer may only mean that this user sees their own journal
     if copied:
@@ -114,7 +110,8 @@ def diagnose_unit(
     chosen, first_of_loop = choose_runs(runs, wanted)
     restarts = state.n_restarts or max((r.restart_counter or 0 for r in runs), default=0)
     if first_of_loop is None and restarts >= 1:
-        first = journal.first_of_loop(unit)
+        loop = runs_from_records(journal.loop_start_records(unit))
+        first = loop[0] if loop else None
         known = {r.invocation_id: r for r in chosen}
         if first is not None and first.invocation_id in known:
             first_of_loop = known[first.invocation_id]
@@ -124,7 +121,7 @@ def diagnose_unit(
 
     source = _source(unit, runner, journal_args)
     if not chosen:
-        section = _section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args)
+        section = unit_section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args)
         return Diagnosis(
             source=source,
             root_cause=None,
@@ -136,7 +133,7 @@ def diagnose_unit(
 
     kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
     seen = _Spans(chosen)
-    diag = diagnose_records(seen.track(heapq.merge(journal.attempt_records(unit, chosen), kernel, key=lambda r: r.usec),
+    diag = diagnose_records(seen.track(heapq.merge(journal.attempt_records([r.invocation_id for r in chosen]), kernel, key=lambda r: r.usec),
                                        {r.cursor for r in kernel if r.cursor}), source, kb=kb)
     diag = replace(diag, bytes_read=journal.bytes_read)
     for run in chosen:
@@ -145,7 +142,7 @@ def diagnose_unit(
             skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
             notes.append(reason)
     diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
-    section = _section(
+    section = unit_section(
         unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes, diag.attempts, journal_args
     )
     return replace(
@@ -259,9 +256,9 @@ def state_from_journal(
     if last is not None:
         cmdline, exe = journal.cmdline_of(last.invocation_id)
         words = (cmdline or "").split()
-        if words and _PYTHON.fullmatch(words[0].rsplit("/", 1)[-1]):
+        if words and PYTHON.fullmatch(words[0].rsplit("/", 1)[-1]):
             python = words[0]
-        elif exe and _PYTHON.fullmatch(exe.rsplit("/", 1)[-1].rstrip("0123456789.") or ""):
+        elif exe and PYTHON.fullmatch(exe.rsplit("/", 1)[-1].rstrip("0123456789.") or ""):
             python = exe
     failed_runs = [r for r in runs if r.failed]
     ref = failed_runs[-1] if failed_runs else last
@@ -304,82 +301,3 @@ def _source(unit: str, runner: Runner, journal_args: Sequence[str]) -> str:
     return f"unit {unit} on {runner.host or 'this machine'}"
 
 
-def _section(
-    unit: str,
-    runner: Runner,
-    state: UnitState,
-    before: UnitState | None,
-    froze: bool,
-    freeze_asked: bool,
-    chosen: Sequence[Run],
-    first_of_loop: Run | None,
-    journal: Journal,
-    notes: Sequence[str],
-    attempts: Sequence[Attempt],
-    journal_args: Sequence[str],
-) -> Section:
-    """The `unit` section: what the unit is doing, what was examined, and what crashdoc did (or not)."""
-    lines: list[str] = []
-    where = f"in {' '.join(a for a in journal_args if not a.startswith('-'))}" if journal_args else (
-        f"on {runner.host or 'this machine'}"
-    )
-    if froze and before is not None:
-        lines.append(f"stopped by crashdoc --freeze (was: {before.summary()}); now {state.active_state} ({state.sub_state})")
-    else:
-        lines.append(state.summary())
-    if chosen:
-        lines.append(_attempts_line(chosen, first_of_loop, state, attempts))
-    if state.python:
-        how = "from ExecStart" if state.source == "systemctl" else "from the journal's _CMDLINE"
-        lines.append(f"runs {state.python} ({how})")
-    elif state.exec_start:
-        lines.append(f"runs {' '.join(state.exec_start[0].argv) or state.exec_start[0].path} (no Python interpreter found in it)")
-    lines.extend(notes)
-    if not froze and state.looping and state.source == "systemctl":
-        lines.append("still looping: run with --freeze to stop it (crashdoc changed nothing on the host)")
-    elif freeze_asked and not froze and state.source == "systemctl":
-        lines.append("--freeze did not stop the unit (see skipped); it may still be looping")
-    lines.append(
-        f"read {journal.bytes_read:,} bytes from the journal {where} in {len(journal.queries)} journalctl calls"
-        " (the examined attempts, systemd's and the kernel's records around them)"
-    )
-    data: dict[str, Any] = state.data()
-    data.update(
-        frozen=froze,
-        freeze_command=" ".join(freeze_argv(unit)) if freeze_asked else None,
-        state_before_freeze=before.data() if before is not None else None,
-        still_looping=(not froze and state.looping),
-        attempts_examined=[r.data() for r in chosen],
-        first_of_loop=first_of_loop.invocation_id if first_of_loop else None,
-        journal_bytes=journal.bytes_read,
-        journal_queries=[
-            {"command": q.command, "purpose": q.purpose, "bytes": q.bytes, "records": q.records,
-             "seconds": round(q.seconds, 3)}
-            for q in journal.queries
-        ],
-        journal_source=journal.where,
-        notes=list(notes),
-    )
-    title = f"Unit {unit} {where}"
-    return Section(key="unit", title=title, lines=tuple(lines), data=data)
-
-
-def _attempts_line(chosen: Sequence[Run], first: Run | None, state: UnitState, attempts: Sequence[Attempt]) -> str:
-    """`6 attempts examined (the loop's first and the newest 5): all failed with exit status 1, same root cause`."""
-    n = len(chosen)
-    which = "the newest" if first is None or first not in chosen else "the loop's first and the newest"
-    rest = n - (1 if first is not None and first in chosen else 0)
-    head = f"{n} attempt{'s' if n != 1 else ''} examined ({which} {rest})" if which != "the newest" else (
-        f"{n} attempt{'s' if n != 1 else ''} examined (the newest {n})"
-    )
-    outcomes: dict[str, int] = {}
-    for r in chosen:
-        key = r.outcome + (f" with {describe_exit(r.exit_code, r.exit_status)}" if r.exit_code else "")
-        outcomes[key] = outcomes.get(key, 0) + 1
-    parts = [f"{c} {k}" if len(outcomes) > 1 else (f"all {k}" if n > 1 else k) for k, c in outcomes.items()]
-    line = f"{head}: {', '.join(parts)}"
-    prints = [a.fingerprint for a in attempts if a.fingerprint]
-    if prints and len(prints) == len(attempts):
-        groups = len(set(prints))
-        line += "; the same root cause in all" if groups == 1 and n > 1 else f"; {groups} different root causes"
-    return line

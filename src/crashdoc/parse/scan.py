@@ -7,24 +7,15 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import queue
-import re
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from crashdoc.parse.markers import CLASSES, MarkerClass
-
-try:  # NOTE: hyperscan is an accelerator; the Python fallback gives the same lines, slower.
-    import hyperscan as _hs
-except ImportError:  # pragma: no cover - exercised on platforms without the wheel
-    _hs = None  # type: ignore[assignment]
+from crashdoc.parse.matcher import Matcher, ScanStats
 
 BLOCK = 8 << 20
 """Bytes read per block."""
@@ -50,117 +41,6 @@ class HotLine:
     """Bit i set when marker class i matched on this line (0 for context lines)."""
 
 
-@dataclass
-class ScanStats:
-    """What the scan read."""
-
-    bytes: int = 0
-    lines: int = 0
-    selected: int = 0
-    engine: str = "python"
-    skipped_patterns: list[str] = field(default_factory=list)
-
-
-class _Matcher:
-    """One compiled multi-pattern matcher returning (end offset, class index) hits for a block."""
-
-    def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats, use_hyperscan: bool = True) -> None:
-        self.classes = classes
-        exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
-        self.hs_db: Any = None
-        if _hs is not None and use_hyperscan:
-            self.hs_db = _compiled(tuple(exprs), stats)
-            self.scratch = _hs.Scratch(self.hs_db)
-            stats.engine = "hyperscan"
-        else:
-            self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
-
-
-    def new_scratch(self) -> object:
-        """A scratch space for scanning on another thread (one scratch per thread)."""
-        return _hs.Scratch(self.hs_db) if self.hs_db is not None else None
-
-    def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
-        """(offset inside the matching line, class index) for every match in block."""
-        found: list[tuple[int, int]] = []
-        if self.hs_db is not None:
-
-            def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                found.append((end - 1 if end else 0, ident))
-
-            self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
-        else:
-            for rx, ci in self.py:
-                found.extend((m.start(), ci) for m in rx.finditer(block))
-        found.sort()
-        return found
-
-
-def _hs_compile(exprs: Sequence[tuple[str, int]]) -> Any:
-    db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-    db.compile(
-        expressions=[p.encode() for p, _ in exprs], ids=[ci for _, ci in exprs],
-        elements=len(exprs), flags=[0] * len(exprs),
-    )
-    return db
-
-
-_CACHE: dict[tuple[tuple[str, int], ...], tuple[Any, list[str]]] = {}
-
-
-def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
-    """A hyperscan database for exprs; patterns hyperscan cannot compile are left out (and listed).
-
-    Compiled once per process and kept on disk (hyperscan's serialised form, keyed by the patterns), since
-    compiling a few hundred rule patterns costs about half a second at every start.
-    """
-    if exprs in _CACHE:
-        db, known = _CACHE[exprs]
-        stats.skipped_patterns.extend(known)
-        return db
-    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""))).encode()).hexdigest()[:24]
-    path = _cache_dir() / f"scan-{key}.hsdb"
-    skipped: list[str] = []
-    db = None
-    try:
-        blob = path.read_bytes()
-        db = _hs.loadb(blob[4 + int.from_bytes(blob[:4], "big"):], _hs.HS_MODE_BLOCK)
-        db.scratch = _hs.Scratch(db)
-        skipped = json.loads(blob[4 : 4 + int.from_bytes(blob[:4], "big")])
-    except Exception:
-        db = None
-    if db is None:
-        try:
-            db = _hs_compile(exprs)
-        except Exception:
-            keep = []
-            for e in exprs:
-                try:
-                    _hs_compile([e])
-                    keep.append(e)
-                except Exception:
-                    skipped.append(e[0])
-            db = _hs_compile(keep)
-        try:
-            meta = json.dumps(skipped).encode()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(len(meta).to_bytes(4, "big") + meta + _hs.dumpb(db))
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only home: compile at every start
-    _CACHE[exprs] = (db, skipped)
-    stats.skipped_patterns.extend(skipped)
-    return db
-
-
-def _cache_dir() -> Path:
-    base = os.environ.get("CRASHDOC_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "crashdoc"
-    )
-    return Path(base)
-
-
 class Scanner:
     """Selects the lines worth parsing from a binary stream."""
 
@@ -178,7 +58,7 @@ class Scanner:
             classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6))
         classes.extend(c for c in extra_classes if c.patterns)
         self.classes = classes
-        self.matcher = _Matcher(classes, self.stats, use_hyperscan)
+        self.matcher = Matcher(classes, self.stats, use_hyperscan)
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crashdoc.errors import InputError
+from crashdoc.errors import CrashdocError, InputError
 
 
 class UnitNotFoundError(InputError):
@@ -23,3 +23,19 @@ class SystemdTooOldError(InputError):
 
 class FreezeRefusedError(InputError):
     """--freeze was asked where it cannot act (a copied journal has no live unit to stop)."""
+
+
+class FollowError(InputError):
+    """A journal or log file cannot be followed; the message says why and what to do."""
+
+
+class CommandNotFoundError(CrashdocError):
+    """`crashdoc run` was given a command that does not exist (127, as a shell says)."""
+
+    exit_status = 127
+
+
+class CommandNotExecutableError(CrashdocError):
+    """The command exists but cannot be executed (126, as a shell says)."""
+
+    exit_status = 126

@@ -10,8 +10,8 @@ import subprocess
 from collections.abc import Sequence
 
 from crashdoc.errors import TransportError
+from crashdoc.sources.errors import FollowError
 from crashdoc.transport import Runner
-from crashdoc.watch.errors import FollowError
 
 #: a log file larger than this is read from its last INITIAL_TAIL bytes when the watch begins
 INITIAL_MAX = 64 << 20

@@ -4,15 +4,14 @@ the failing attempts whole (by invocation id), and the kernel's records in the s
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
 from crashdoc.errors import InputError
-from crashdoc.parse.systemd import interpret
 from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
+from crashdoc.sources.journal_access import host_of, option_named, unknown_option, user_of
 from crashdoc.transport import CommandResult, Runner
 
 #: fields kept when scanning systemd's records (needs journalctl --output-fields, systemd >= 236)
@@ -31,8 +30,6 @@ RECORD_FIELDS = (
 
 #: systemd's records scanned per attempt asked for (a failed attempt makes 5 to 8 of them)
 RECORDS_PER_ATTEMPT = 40
-#: seconds of kernel records read before an attempt's start and after its end
-KERNEL_MARGIN = 10.0
 #: at most this many kernel records per time window
 KERNEL_MAX = 2000
 
@@ -91,109 +88,6 @@ class Record:
 
 
 @dataclass
-class Run:
-    """One start attempt (invocation) of the unit, as systemd's records describe it."""
-
-    invocation_id: str
-    first_usec: int = 0
-    last_usec: int = 0
-    start_seen: bool = False
-    """systemd's `Starting`/`Started` record for this invocation is in the journal."""
-    exit_code: str | None = None
-    exit_status: int | None = None
-    result: str | None = None
-    """`exit-code`, `signal`, `core-dump`, `oom-kill`, `timeout`, `start-limit-hit`, `success` ..."""
-    restart_counter: int | None = None
-    """The restart counter systemd scheduled after this attempt (`restart counter is at N`)."""
-    ended: bool = False
-    stop_requested: bool = False
-    """Someone stopped it (systemctl stop / restart by hand, or crashdoc --freeze)."""
-    start_limit_hit: bool = False
-    records: int = 0
-
-    def add(self, rec: Record) -> None:
-        """Fold one of systemd's records about this invocation into the run."""
-        t = rec.usec
-        self.first_usec = min(self.first_usec, t) if self.first_usec else t
-        self.last_usec = max(self.last_usec, t)
-        self.records += 1
-        b = interpret(rec.get("MESSAGE") or "", rec.fields)
-        if b is None:
-            return
-        if b.kind in ("starting", "started"):
-            self.start_seen = True
-        elif b.kind == "exited":
-            if b.main:
-                self.exit_code = b.exit_code
-                self.exit_status = b.status_number if b.status_number is not None else self.exit_status
-            self.ended = True
-        elif b.kind == "failed":
-            self.result = b.result or self.result
-            self.ended = True
-        elif b.kind == "success":
-            self.result = self.result or "success"
-            self.ended = True
-        elif b.kind == "restart":
-            if b.restart_counter is not None:
-                self.restart_counter = b.restart_counter
-            self.ended = True
-        elif b.kind == "gave_up":
-            self.start_limit_hit = True
-            self.result = "start-limit-hit"
-        elif b.kind == "stopping":
-            if not self.result:
-                self.stop_requested = True
-            self.ended = True
-        elif b.kind == "stopped" and b.job != "restart":
-            self.ended = True
-        elif b.kind == "oom":
-            self.result = "oom-kill"
-
-    @property
-    def failed(self) -> bool:
-        """It ended by itself with a failure (not stopped by request, not exit 0)."""
-        if self.result and self.result not in ("success",):
-            return True
-        if self.exit_code in ("killed", "dumped"):
-            return not self.stop_requested
-        return self.exit_code == "exited" and (self.exit_status or 0) != 0
-
-    @property
-    def outcome(self) -> str:
-        """`failed`, `killed`, `crashed (signal)`, `exited 0`, `stopped`, `running` or `unknown`."""
-        if not self.ended:
-            return "running"
-        if self.result == "oom-kill":
-            return "killed"
-        if self.exit_code == "dumped" or self.result == "core-dump":
-            return "crashed (signal)"
-        if self.exit_code == "killed" or self.result == "signal":
-            return "stopped" if self.stop_requested else "killed"
-        if self.exit_code == "exited" and self.exit_status == 0:
-            return "exited 0"
-        if self.failed:
-            return "failed"
-        if self.stop_requested:
-            return "stopped"
-        return "unknown"
-
-    def data(self) -> dict[str, Any]:
-        """The run for the JSON report."""
-        from crashdoc.sources.unit import describe_exit
-
-        return {
-            "invocation_id": self.invocation_id,
-            "started": iso(self.first_usec),
-            "ended": iso(self.last_usec) if self.ended else None,
-            "outcome": self.outcome,
-            "result": self.result,
-            "exit_status": describe_exit(self.exit_code, self.exit_status),
-            "restart_counter_after": self.restart_counter,
-            "start_in_journal": self.start_seen,
-        }
-
-
-@dataclass
 class QueryLog:
     """One journalctl call: what was run and what it returned."""
 
@@ -237,7 +131,7 @@ class Journal:
         extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
         argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches]
         res = self.runner.run(argv, timeout=timeout)
-        if not res.ok and extra and _unknown_option(res):
+        if not res.ok and extra and unknown_option(res):
             self._output_fields = False
             return self.query(matches, purpose=purpose, fields=None, timeout=timeout)
         self._check(res)
@@ -263,7 +157,7 @@ class Journal:
                     yield rec
         finally:
             res = run.result()
-        if not res.ok and extra and _unknown_option(res) and count == 0:
+        if not res.ok and extra and unknown_option(res) and count == 0:
             self._output_fields = False
             yield from self.stream(matches, purpose=purpose, fields=None)
             return
@@ -275,14 +169,14 @@ class Journal:
         err = res.stderr.decode("utf-8", "replace")
         line = res.stderr_line()
         if "insufficient permissions" in err or "not seeing messages from other users and the system" in err:
-            user = _user_of(self.runner)
+            user = user_of(self.runner)
             raise JournalAccessError(
-                f"{user} on {_host_of(self.runner)} may not read the system journal: add it to group"
+                f"{user} on {host_of(self.runner)} may not read the system journal: add it to group"
                 f" systemd-journal (sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'},"
                 " then log in again) or connect as root"
             )
-        if not res.ok and _unknown_option(res):
-            opt = _option_named(err)
+        if not res.ok and unknown_option(res):
+            opt = option_named(err)
             version = f"systemd {self.version}" if self.version else "its systemd"
             raise SystemdTooOldError(
                 f"journalctl on {self.runner.host or 'this machine'} ({version}) does not know {opt}: diagnose a"
@@ -297,40 +191,27 @@ class Journal:
 
     # --- the queries -----------------------------------------------------------------------------------
 
-    def unit_runs(self, unit: str, *, since: str | None, limit: int) -> tuple[list[Run], list[Record]]:
-        """The unit's recent attempts from systemd's own records (`UNIT=`), newest `limit` records, oldest first."""
+    def unit_records(self, unit: str, *, since: str | None, limit: int) -> list[Record]:
+        """systemd's own records about the unit (`UNIT=`), the newest `limit`, oldest first."""
         matches = [f"UNIT={unit}", "--reverse", f"--lines={limit}"]
         if since:
             matches.append(f"--since={since}")
         records = self.query(matches, purpose="systemd's records about the unit", fields=SCAN_FIELDS)
         records.reverse()
-        runs = runs_from_records(records)
-        if not runs:
-            runs = self._runs_from_output(unit, since=since, limit=limit * 50)
-        return runs, records
+        return records
 
-    def _runs_from_output(self, unit: str, *, since: str | None, limit: int) -> list[Run]:
-        """Fallback when systemd's records are missing: the invocations of the unit's own output."""
+    def output_invocations(self, unit: str, *, since: str | None, limit: int) -> list[Record]:
+        """The invocation ids on the unit's own output, newest `limit` records, oldest first (when systemd's
+        records are missing)."""
         matches = [f"_SYSTEMD_UNIT={unit}", "--reverse", f"--lines={limit}"]
         if since:
             matches.append(f"--since={since}")
         records = self.query(matches, purpose="invocation ids of the unit's output", fields=["_SYSTEMD_INVOCATION_ID"])
-        runs: dict[str, Run] = {}
-        for rec in reversed(records):
-            inv = rec.get("_SYSTEMD_INVOCATION_ID")
-            if not inv:
-                continue
-            run = runs.setdefault(inv, Run(inv))
-            t = rec.usec
-            run.first_usec = min(run.first_usec, t) if run.first_usec else t
-            run.last_usec = max(run.last_usec, t)
-        ordered = sorted(runs.values(), key=lambda r: r.first_usec)
-        for run in ordered[:-1]:
-            run.ended = True
-        return ordered
+        records.reverse()
+        return records
 
-    def first_of_loop(self, unit: str) -> Run | None:
-        """The attempt after which systemd's restart counter was 1: the first failure of the current loop."""
+    def loop_start_records(self, unit: str) -> list[Record]:
+        """systemd's records about the attempt after which the restart counter was 1 (the loop's first failure)."""
         records = self.query(
             [f"UNIT={unit}", "N_RESTARTS=1", "--reverse", "--lines=1"],
             purpose="the first failed attempt of the loop",
@@ -338,15 +219,13 @@ class Journal:
         )
         inv = records[0].get("INVOCATION_ID") if records else None
         if not inv:
-            return None
-        recs = self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"], purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
-        runs = runs_from_records(recs)
-        return runs[0] if runs else None
+            return []
+        return self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"],
+                          purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
 
-    def attempt_records(self, unit: str, runs: Sequence[Run]) -> Iterator[Record]:
-        """Every record of the given attempts, streamed in journal order: the service's own (from its first line)
-        and systemd's about it."""
-        ids = [r.invocation_id for r in runs]
+    def attempt_records(self, ids: Sequence[str]) -> Iterator[Record]:
+        """Every record of the given invocations, streamed in journal order: the service's own (from its first
+        line) and systemd's about it."""
         if not ids:
             return
         if self.version is not None and self.version >= 257:
@@ -360,10 +239,10 @@ class Journal:
             matches += [f"{key}={inv}" for inv in ids]
         yield from self.stream(matches, purpose=f"{len(ids)} attempt(s) by invocation id", fields=RECORD_FIELDS)
 
-    def kernel_records(self, unit: str, windows: Iterable[tuple[int, int]]) -> list[Record]:
+    def kernel_records(self, unit: str, spans: Iterable[tuple[int, int]]) -> list[Record]:
         """Kernel records (OOM killer, NVRM Xid, segfaults) and the unit's core dumps within the windows."""
         out: list[Record] = []
-        for start, end in windows:
+        for start, end in spans:
             out += self.query(
                 ["_TRANSPORT=kernel", "+", f"COREDUMP_UNIT={unit}", f"--since={at(start)}", f"--until={at(end)}",
                  f"--lines={KERNEL_MAX}"],
@@ -410,17 +289,6 @@ def parse_records(data: bytes) -> Iterable[Record]:
             yield rec
 
 
-def runs_from_records(records: Iterable[Record]) -> list[Run]:
-    """Group systemd's records about a unit by INVOCATION_ID into attempts, oldest first."""
-    runs: dict[str, Run] = {}
-    for rec in records:
-        inv = rec.get("INVOCATION_ID")
-        if not inv:
-            continue
-        runs.setdefault(inv, Run(inv)).add(rec)
-    return sorted(runs.values(), key=lambda r: r.first_usec)
-
-
 def merge(records: Iterable[Record]) -> list[Record]:
     """De-duplicate by cursor and order by time (stable: records of one query keep journal order)."""
     seen: set[str] = set()
@@ -435,68 +303,3 @@ def merge(records: Iterable[Record]) -> list[Record]:
     return out
 
 
-def windows(runs: Sequence[Run], margin: float = KERNEL_MARGIN) -> list[tuple[int, int]]:
-    """The runs' time spans widened by `margin` seconds, overlapping ones merged."""
-    spans = sorted(
-        (r.first_usec - int(margin * 1e6), (r.last_usec or r.first_usec) + int(margin * 1e6))
-        for r in runs if r.first_usec
-    )
-    merged: list[tuple[int, int]] = []
-    for start, end in spans:
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def _unknown_option(res: CommandResult) -> bool:
-    err = res.stderr.decode("utf-8", "replace")
-    return "unrecognized option" in err or "invalid option" in err or "Unknown option" in err
-
-
-def _option_named(err: str) -> str:
-    m = re.search(r"(?:unrecognized|invalid|Unknown) option(?: --)? ?['‘`\"]?(-[-\w=]*|\w)", err)
-    return m.group(1) if m else "an option crashdoc uses"
-
-
-def check_access(runner: Runner) -> None:
-    """Raise JournalAccessError when the user is neither root nor in a group that may read the system journal.
-
-    journalctl does not always say so: a user without access reads their own user journal and exits 0.
-    """
-    try:
-        uid = runner.run(["id", "-u"], timeout=30)
-        groups = runner.run(["id", "-Gn"], timeout=30)
-    except Exception:
-        return
-    if not uid.ok or uid.stdout.strip() == b"0":
-        return
-    names = set(groups.stdout.decode("utf-8", "replace").split())
-    if names & {"systemd-journal", "adm", "wheel"}:
-        return
-    user = _user_of(runner)
-    raise JournalAccessError(
-        f"{user} on {_host_of(runner)} may not read the system journal (not root, not in group"
-        f" systemd-journal): add it with `sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'}`"
-        " and log in again, or connect as root"
-    )
-
-
-def _host_of(runner: Runner) -> str:
-    """The host without the user part, for `USER on HOST` messages."""
-    return (runner.host or "this machine").rsplit("@", 1)[-1]
-
-
-def _user_of(runner: Runner) -> str:
-    host = runner.host or ""
-    if "@" in host:
-        return host.split("@", 1)[0]
-    if runner.host is None:
-        import getpass
-
-        try:
-            return getpass.getuser()
-        except (KeyError, OSError):
-            return "this user"
-    return "this user"

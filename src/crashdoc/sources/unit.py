@@ -5,14 +5,24 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shlex
-import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from crashdoc.errors import TransportError
 from crashdoc.model import UnitFacts
 from crashdoc.sources.errors import NoSystemdError, UnitNotFoundError
+from crashdoc.sources.interpreter import unit_python
+from crashdoc.sources.unit_show import (
+    CLD,
+    ExecCommand,
+    describe_exit,
+    mask_env_line,
+    parse_environment,
+    parse_exec,
+    parse_show,
+    to_int,
+    to_str,
+)
 from crashdoc.transport import Runner, check_unit_name
 
 #: properties read with `systemctl show`; the order is the order of the section data
@@ -29,25 +39,6 @@ UNIT_SUFFIXES = (
     ".service", ".socket", ".target", ".device", ".mount", ".automount", ".swap", ".timer", ".path",
     ".slice", ".scope",
 )
-
-#: ExecMainCode values (siginfo si_code) as systemctl show prints them
-_CLD = {"0": None, "1": "exited", "2": "killed", "3": "dumped", "4": "trapped", "5": "stopped", "6": "continued"}
-
-_SECRET = re.compile(r"(TOKEN|SECRET|PASSW|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|AUTH)", re.IGNORECASE)
-_PYTHON = re.compile(r"python(?:[23](?:\.[0-9]+)?)?")
-_EXEC = re.compile(r"path=(?P<path>[^;]*?) ; argv\[\]=(?P<argv>.*?) ; (?:flags|ignore_errors)=")
-_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "ctr", "kubectl", "crictl", "apptainer", "singularity"})
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
-
-
-@dataclass(frozen=True)
-class ExecCommand:
-    """One ExecStart= command as systemd resolved it."""
-
-    path: str
-    """The binary systemd executes (absolute)."""
-    argv: tuple[str, ...]
-    """argv as systemctl prints it (words split on blanks: systemd does not quote them)."""
 
 
 @dataclass(frozen=True)
@@ -177,20 +168,6 @@ class UnitState:
         }
 
 
-def describe_exit(code: str | None, status: int | None) -> str | None:
-    """`exit status 1`, `signal 9/KILL`, `signal 11/SEGV (core dumped)`; None when nothing ended yet."""
-    if code is None or status is None:
-        return None
-    if code == "exited":
-        return f"exit status {status}"
-    try:
-        name = signal.Signals(status).name.removeprefix("SIG")
-    except ValueError:
-        name = str(status)
-    dumped = " (core dumped)" if code == "dumped" else ""
-    return f"signal {status}/{name}{dumped}"
-
-
 def normalize_unit(name: str) -> str:
     """`vllm` -> `vllm.service`; names with a unit suffix are kept; shell syntax is refused."""
     check_unit_name(name)
@@ -224,53 +201,6 @@ def systemd_version(runner: Runner, tool: str = "systemctl") -> int | None:
     return int(m.group(1)) if m else None
 
 
-def parse_show(text: str) -> dict[str, list[str]]:
-    """`KEY=value` lines of `systemctl show` into KEY -> values (a key may repeat, e.g. ExecStart)."""
-    props: dict[str, list[str]] = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep and key:
-            props.setdefault(key, []).append(value)
-    return props
-
-
-def parse_exec(values: Sequence[str]) -> tuple[ExecCommand, ...]:
-    """ExecStart values (`{ path=... ; argv[]=... ; ... }`) into commands."""
-    out = []
-    for value in values:
-        for m in _EXEC.finditer(value):
-            out.append(ExecCommand(path=m.group("path").strip(), argv=tuple(m.group("argv").split())))
-    return tuple(out)
-
-
-def parse_environment(value: str) -> tuple[str, ...]:
-    """Environment= (`A=1 "B=x y"`) into assignments, with the values of secret-looking names masked."""
-    try:
-        words = shlex.split(value)
-    except ValueError:
-        words = value.split()
-    return tuple(mask_secret(w) for w in words)
-
-
-def mask_secret(assignment: str) -> str:
-    """`HF_TOKEN=hf_abc` -> `HF_TOKEN=***`; other assignments unchanged."""
-    key, sep, _ = assignment.partition("=")
-    return f"{key}=***" if sep and _SECRET.search(key) else assignment
-
-
-def _int(values: Sequence[str] | None) -> int | None:
-    if not values or not values[-1].strip().lstrip("-").isdigit():
-        return None
-    return int(values[-1])
-
-
-def _str(values: Sequence[str] | None) -> str | None:
-    if not values:
-        return None
-    value = values[-1].strip()
-    return value or None
-
-
 def _where(runner: Runner) -> str:
     return runner.host or "this machine"
 
@@ -301,7 +231,7 @@ def read_unit_state(runner: Runner, unit: str, *, resolve_python: bool = True) -
             )
         raise NoSystemdError(f"systemctl show {unit} failed on {_where(runner)}: {err or f'exit status {res.returncode}'}")
     props = parse_show(res.stdout.decode("utf-8", "replace"))
-    load = _str(props.get("LoadState"))
+    load = to_str(props.get("LoadState"))
     if load == "not-found":
         raise UnitNotFoundError(_not_found_message(runner, unit))
     env = parse_environment(" ".join(props.get("Environment", [])))
@@ -311,21 +241,21 @@ def read_unit_state(runner: Runner, unit: str, *, resolve_python: bool = True) -
         host=runner.host,
         source="systemctl",
         load_state=load,
-        active_state=_str(props.get("ActiveState")),
-        sub_state=_str(props.get("SubState")),
-        result=_str(props.get("Result")),
-        exit_code=_CLD.get(_str(props.get("ExecMainCode")) or "0"),
-        exit_status=_int(props.get("ExecMainStatus")),
-        n_restarts=_int(props.get("NRestarts")),
-        invocation_id=_str(props.get("InvocationID")),
-        main_start=_str(props.get("ExecMainStartTimestamp")),
-        fragment_path=_str(props.get("FragmentPath")),
+        active_state=to_str(props.get("ActiveState")),
+        sub_state=to_str(props.get("SubState")),
+        result=to_str(props.get("Result")),
+        exit_code=CLD.get(to_str(props.get("ExecMainCode")) or "0"),
+        exit_status=to_int(props.get("ExecMainStatus")),
+        n_restarts=to_int(props.get("NRestarts")),
+        invocation_id=to_str(props.get("InvocationID")),
+        main_start=to_str(props.get("ExecMainStartTimestamp")),
+        fragment_path=to_str(props.get("FragmentPath")),
         exec_start=parse_exec(props.get("ExecStart", [])),
         environment=env,
         environment_files=tuple(w for v in props.get("EnvironmentFiles", []) for w in v.split() if w.startswith("/")),
-        user=_str(props.get("User")),
-        working_directory=_str(props.get("WorkingDirectory")),
-        restart=_str(props.get("Restart")),
+        user=to_str(props.get("User")),
+        working_directory=to_str(props.get("WorkingDirectory")),
+        restart=to_str(props.get("Restart")),
         systemd_version=version,
         properties=shown,
     )
@@ -334,13 +264,6 @@ def read_unit_state(runner: Runner, unit: str, *, resolve_python: bool = True) -
     if resolve_python:
         state = _replace(state, python=unit_python(state, runner))
     return state
-
-
-def mask_env_line(key: str, value: str) -> str:
-    """Mask secret values in an Environment= property line; other properties unchanged."""
-    if key != "Environment":
-        return value
-    return " ".join(parse_environment(value))
 
 
 def _replace(state: UnitState, **changes: object) -> UnitState:
@@ -372,120 +295,3 @@ def _not_found_message(runner: Runner, unit: str) -> str:
 # --- the Python interpreter the unit runs ---------------------------------------------------------------
 
 
-def unit_python(state: UnitState, runner: Runner | None = None) -> str | None:
-    """The Python interpreter the unit runs, from its ExecStart.
-
-    `/opt/venv/bin/python -m vllm ...` -> that path; `/opt/venv/bin/vllm serve` -> the interpreter in the
-    script's shebang (read over `runner`); `python3` / `env python3` -> resolved with `command -v` on the host
-    (with the unit's PATH when it sets one); `bash -c "exec ..."` and wrapper scripts -> their first command.
-    A containerised ExecStart (docker, podman ...) gives None: the interpreter is inside the image.
-    Without a runner, returns what read_unit_state resolved.
-    """
-    if runner is None:
-        return state.python
-    path_env = next((a.partition("=")[2] for a in state.environment if a.startswith("PATH=")), None)
-    for cmd in state.exec_start:
-        found = _python_of_command([cmd.path, *cmd.argv[1:]], runner, path_env, depth=0)
-        if found:
-            return found
-    return None
-
-
-def _python_of_command(words: Sequence[str], runner: Runner, path_env: str | None, depth: int) -> str | None:
-    """Follow a command line to the Python interpreter it ends up running."""
-    words = [w for w in words if w]
-    while words and (words[0] == "exec" or re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0])):
-        words = words[1:]
-    if not words or depth > 3:
-        return None
-    prog, args = words[0], list(words[1:])
-    base = prog.rsplit("/", 1)[-1]
-    if _PYTHON.fullmatch(base):
-        return prog if prog.startswith("/") else _command_v(runner, prog, path_env)
-    if base in _CONTAINER_TOOLS:
-        return None
-    if base == "env":
-        rest = [a for a in args if not a.startswith("-")]
-        while rest and "=" in rest[0]:
-            rest = rest[1:]
-        return _python_of_command(rest, runner, path_env, depth + 1)
-    if base in _SHELLS:
-        if "-c" in args and args.index("-c") + 1 < len(args):
-            script = " ".join(args[args.index("-c") + 1 :])
-            return _python_of_script_text(script, runner, path_env, depth + 1)
-        files = [a for a in args if not a.startswith("-")]
-        if files:
-            text = _head(runner, files[0], 65536)
-            return _python_of_script_text(text, runner, path_env, depth + 1) if text else None
-        return None
-    if not prog.startswith("/"):
-        resolved = _command_v(runner, prog, path_env)
-        if not resolved:
-            return None
-        prog = resolved
-    return _python_of_shebang(prog, runner, path_env, depth)
-
-
-def _python_of_shebang(path: str, runner: Runner, path_env: str | None, depth: int) -> str | None:
-    """A console script's interpreter: `#!/opt/venv/bin/python3`, `#!/usr/bin/env python3`, pip's sh shim."""
-    head = _head(runner, path, 1024)
-    if not head or not head.startswith("#!"):
-        return None
-    first, _, rest = head.partition("\n")
-    words = first[2:].split()
-    if not words:
-        return None
-    base = words[0].rsplit("/", 1)[-1]
-    if _PYTHON.fullmatch(base):
-        return words[0]
-    if base == "env":
-        return _python_of_command(words, runner, path_env, depth + 1)
-    if base in _SHELLS:
-        # pip writes `#!/bin/sh` + `'''exec' "/very/long/path/bin/python" "$0" "$@"` when the path is too long
-        m = re.search(r"'''exec' \"?([^\"\s]+)\"? \"\$0\"", rest)
-        if m:
-            return m.group(1)
-        return _python_of_script_text(rest, runner, path_env, depth + 1)
-    return None
-
-
-def _python_of_script_text(text: str, runner: Runner, path_env: str | None, depth: int) -> str | None:
-    """The first command of a shell script (or `sh -c` string) that leads to Python."""
-    for raw in re.split(r"\n|&&|;", text):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            words = shlex.split(line)
-        except ValueError:
-            continue
-        if not words or words[0] in ("cd", "set", "export", "source", ".", "echo", "if", "then", "fi", "ulimit"):
-            continue
-        found = _python_of_command(words, runner, path_env, depth)
-        if found:
-            return found
-    return None
-
-
-def _head(runner: Runner, path: str, size: int) -> str | None:
-    """The first `size` bytes of a file on the host, decoded; None when unreadable."""
-    try:
-        res = runner.run(["head", "-c", str(size), "--", path], timeout=30)
-    except TransportError:
-        return None
-    return res.stdout.decode("utf-8", "replace") if res.ok else None
-
-
-def _command_v(runner: Runner, name: str, path_env: str | None) -> str | None:
-    """`command -v NAME` on the host (with the unit's PATH when it sets one)."""
-    if not re.fullmatch(r"[A-Za-z0-9._+-]+", name):
-        return None
-    argv = ["sh", "-c", 'command -v -- "$1"', "sh", name]
-    if path_env:
-        argv = ["env", f"PATH={path_env}", *argv]
-    try:
-        res = runner.run(argv, timeout=30)
-    except TransportError:
-        return None
-    out = res.stdout.decode("utf-8", "replace").strip().splitlines()
-    return out[0] if res.ok and out and out[0].startswith("/") else None

@@ -112,7 +112,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.pid:
         raise WatchUsageError("--pid goes with a log --file; a unit's process is known to systemd")
     from crashdoc.transport import runner_for
-    from crashdoc.watch.unitwatch import UnitWatch, journal_args_for
+    from crashdoc.watch.unitfacts import journal_args_for
+    from crashdoc.watch.unitwatch import UnitWatch
 
     runner = runner_for(args.host)
     journal_args = journal_args_for(runner, files, args.directory, args.journal_root)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from crashdoc.errors import CrashdocError, InputError
+from crashdoc.errors import InputError
 
 
 class WatchStatus(IntEnum):
@@ -23,22 +23,6 @@ class WatchStatus(IntEnum):
     """Not up within --timeout (as timeout(1)); the diagnosis of what was logged so far is printed."""
     INTERRUPTED = 130
     """Ctrl-C."""
-
-
-class CommandNotFoundError(CrashdocError):
-    """`crashdoc run` was given a command that does not exist (127, as a shell says)."""
-
-    exit_status = 127
-
-
-class CommandNotExecutableError(CrashdocError):
-    """The command exists but cannot be executed (126, as a shell says)."""
-
-    exit_status = 126
-
-
-class FollowError(InputError):
-    """A journal or log file cannot be followed; the message says why and what to do."""
 
 
 class WatchUsageError(InputError):

@@ -10,7 +10,6 @@ the command's exit status (128+N when a signal N ended it, 127/126 when it canno
 
 from __future__ import annotations
 
-import errno
 import os
 import selectors
 import shlex
@@ -24,46 +23,20 @@ from typing import BinaryIO, TextIO
 from crashdoc.model import Section
 from crashdoc.parse.lines import parse_line
 from crashdoc.report import render
+from crashdoc.sources.command import pidfd, signame, spawn
 from crashdoc.watch.errors import (
-    CommandNotExecutableError,
-    CommandNotFoundError,
     WatchUsageError,
 )
 from crashdoc.watch.session import Session, writable, write_json_report
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
+from crashdoc.watch.tty import same_tty, short, write_all
 
 #: after the command exits, wait this long for the processes it started to close its output
 EOF_GRACE = 0.5
 #: how often the loop wakes up when nothing happens (display, health, signals)
 TICK = 0.1
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-def spawn(argv: Sequence[str]) -> subprocess.Popen[bytes]:
-    """Start argv in its own process group, stdout+stderr on one pipe; the shell's 127/126 when it cannot."""
-    name = argv[0]
-    stdin = subprocess.DEVNULL if _isatty(0) else None  # a background process group must not read the terminal
-    try:
-        if sys.version_info >= (3, 11):
-            return subprocess.Popen(list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    close_fds=True, bufsize=0, process_group=0)
-        # Python 3.10 has no process_group=; a new session is also a new process group (and fork-safe)
-        return subprocess.Popen(list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                close_fds=True, bufsize=0, start_new_session=True)
-    except FileNotFoundError as exc:
-        if os.path.exists(name):
-            raise CommandNotExecutableError(f"{name}: bad interpreter (the program named on its #! line does not exist)") from exc
-        if "/" in name:
-            raise CommandNotFoundError(f"{name}: no such file or directory") from exc
-        raise CommandNotFoundError(f"{name}: command not found") from exc
-    except PermissionError as exc:
-        what = "is a directory" if os.path.isdir(name) else "permission denied (not executable)"
-        raise CommandNotExecutableError(f"{name}: {what}") from exc
-    except OSError as exc:
-        if exc.errno == errno.ENOEXEC:
-            raise CommandNotExecutableError(f"{name}: cannot execute: exec format error (a script needs a #! line)") from exc
-        raise CommandNotExecutableError(f"{name}: cannot execute: {exc.strerror or exc}") from exc
 
 
 class CommandRun:
@@ -85,9 +58,9 @@ class CommandRun:
         self.width = width
         self.err = err or sys.stderr
         self.out_fd = out_fd
-        self.session = Session(f"`{_short(self.cmd)}`", display=display, health_url=health, rules=rules,
+        self.session = Session(f"`{short(self.cmd)}`", display=display, health_url=health, rules=rules,
                                stream=self.err, health_interval=health_interval)
-        self.shared_tty = self.session.display.mode == "live" and _same_tty(out_fd, self.err)
+        self.shared_tty = self.session.display.mode == "live" and same_tty(out_fd, self.err)
         self.splitter = LineSplitter()
         self.signals: list[int] = []
         self.forwarded: int | None = None
@@ -110,7 +83,7 @@ class CommandRun:
         old = {sig: signal.signal(sig, self._on_signal) for sig in _FORWARDED}
         try:
             self.session.begin()
-            self.session.display.note(f"running `{_short(self.cmd)}` (pid {proc.pid}); Ctrl-C stops it")
+            self.session.display.note(f"running `{short(self.cmd)}` (pid {proc.pid}); Ctrl-C stops it")
             return self._loop(proc)
         finally:
             for sig, handler in old.items():
@@ -130,9 +103,9 @@ class CommandRun:
         os.set_blocking(fd, False)
         sel = selectors.DefaultSelector()
         sel.register(fd, selectors.EVENT_READ, "out")
-        pidfd = _pidfd(proc.pid)
-        if pidfd is not None:
-            sel.register(pidfd, selectors.EVENT_READ, "exit")
+        exit_fd = pidfd(proc.pid)
+        if exit_fd is not None:
+            sel.register(exit_fd, selectors.EVENT_READ, "exit")
         eof = False
         rc: int | None = None
         exited_at = 0.0
@@ -162,13 +135,13 @@ class CommandRun:
                     if not background:
                         background = True
                         self.session.display.note(
-                            f"`{_short(self.cmd)}` exited 0 after {fmt_seconds(exited_at - self.started)} but left "
+                            f"`{short(self.cmd)}` exited 0 after {fmt_seconds(exited_at - self.started)} but left "
                             "processes running in the background that still write to its output; following that "
                             "output until it closes (Ctrl-C stops)")
         finally:
             sel.close()
-            if pidfd is not None:
-                os.close(pidfd)
+            if exit_fd is not None:
+                os.close(exit_fd)
         tail = self.splitter.flush()
         if tail is not None:
             self._line(tail)
@@ -200,7 +173,7 @@ class CommandRun:
             self.log.write(data)
         if self.out_ok and not self.shared_tty:
             try:
-                _write_all(self.out_fd, data)
+                write_all(self.out_fd, data)
             except BrokenPipeError:
                 self.out_ok = False
                 self.session.display.note("standard output was closed; the command's output still goes to the "
@@ -226,7 +199,7 @@ class CommandRun:
             except (ProcessLookupError, PermissionError):
                 pass
             what = "Ctrl-C" if sig == signal.SIGINT else name
-            self.session.display.note(f"{what}: sent {name} to `{_short(self.cmd)}` (process group {proc.pid}); "
+            self.session.display.note(f"{what}: sent {name} to `{short(self.cmd)}` (process group {proc.pid}); "
                                       f"waiting for it to exit ({what} again stops waiting)")
         return None
 
@@ -238,7 +211,7 @@ class CommandRun:
             except (ProcessLookupError, PermissionError):
                 pass
         self.session.display.stop()
-        self.session.display.note(f"stopped waiting; sent SIGTERM to `{_short(self.cmd)}` (process group {proc.pid})"
+        self.session.display.note(f"stopped waiting; sent SIGTERM to `{short(self.cmd)}` (process group {proc.pid})"
                                   if rc is None else "stopped following the output of processes left in the background")
         return 130
 
@@ -248,12 +221,12 @@ class CommandRun:
         assert rc is not None
         status = rc if rc >= 0 else 128 - rc
         secs = exited_at - self.started
-        how = f"exited with status {rc}" if rc >= 0 else f"was killed by signal {-rc} ({_signame(-rc)})"
+        how = f"exited with status {rc}" if rc >= 0 else f"was killed by signal {-rc} ({signame(-rc)})"
         tr = self.session.tracker
         display = self.session.display
         display.stop()
         where = f"while {tr.status()}" if tr.ready_at is None else f"after it was up ({tr.status()})"
-        summary = f"`{_short(self.cmd)}` {how} after {fmt_seconds(secs)}, {where}"
+        summary = f"`{short(self.cmd)}` {how} after {fmt_seconds(secs)}, {where}"
         crashed = rc != 0 and self.forwarded is None
         show = crashed or (rc == 0 and tr.fatal_at is not None)
         if self.forwarded is not None:
@@ -270,10 +243,10 @@ class CommandRun:
         if not eof:
             lines.append("processes it started still held its output open when it was diagnosed")
         data.update({"command": self.argv, "pid": proc.pid, "exit_status": status,
-                     "signal": _signame(-rc) if rc < 0 else None, "seconds": round(secs, 3),
+                     "signal": signame(-rc) if rc < 0 else None, "seconds": round(secs, 3),
                      "interrupted_by": signal.Signals(self.forwarded).name if self.forwarded else None,
                      "log": self.log_path})
-        source = f"{self.log_path} (output of `{_short(self.cmd)}`)" if self.log_path else f"output of `{_short(self.cmd)}`"
+        source = f"{self.log_path} (output of `{short(self.cmd)}`)" if self.log_path else f"output of `{short(self.cmd)}`"
         diag = self.session.diagnose(source, Section("run", "Run", tuple(lines), data))
         if show:
             display.note(f"{summary}; diagnosis:", "bold red")
@@ -285,46 +258,3 @@ class CommandRun:
         return status
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            n = os.write(fd, view)
-        except BlockingIOError:
-            time.sleep(0.01)
-            continue
-        view = view[n:]
-
-
-def _pidfd(pid: int) -> int | None:
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
-
-
-def _signame(sig: int) -> str:
-    try:
-        return signal.Signals(sig).name.removeprefix("SIG")
-    except ValueError:
-        return str(sig)
-
-
-def _short(cmd: str, limit: int = 80) -> str:
-    return cmd if len(cmd) <= limit else cmd[: limit - 1] + "…"
-
-
-def _isatty(fd: int) -> bool:
-    try:
-        return os.isatty(fd)
-    except OSError:
-        return False
-
-
-def _same_tty(fd: int, stream: TextIO) -> bool:
-    """True when `fd` and the stream are the same terminal (the live view and the output would collide)."""
-    try:
-        other = stream.fileno()
-        return os.isatty(fd) and os.path.samestat(os.fstat(fd), os.fstat(other))
-    except (OSError, AttributeError, ValueError):
-        return False

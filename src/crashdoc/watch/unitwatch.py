@@ -9,7 +9,6 @@ diagnoses the whole attempt. systemd's records say when the process exits or res
 from __future__ import annotations
 
 import json
-import os
 import selectors
 import time
 from collections.abc import Sequence
@@ -18,15 +17,14 @@ from typing import Any
 from crashdoc.actions.freeze import freeze_unit
 from crashdoc.errors import InputError
 from crashdoc.parse.records import parse_json_record
-from crashdoc.parse.systemd import MSG_STARTED, MSG_STARTING, interpret
+from crashdoc.parse.systemd import interpret
 from crashdoc.sources.follow import JSON_LINE_MAX, JournalFollower, follow_argv
-from crashdoc.sources.journald import check_access
-from crashdoc.sources.unit import UnitState, normalize_unit, read_unit_state
 from crashdoc.transport import Runner
-from crashdoc.watch.errors import FollowError, WatchStatus
+from crashdoc.watch.errors import WatchStatus
 from crashdoc.watch.session import Session
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds
+from crashdoc.watch.unitfacts import is_manager, normalize, record_usec, start_args, text_of, unit_state
 from crashdoc.watch.watcher import Pending, Watch
 
 #: systemd active states in which the unit's process runs (or is being stopped)
@@ -39,34 +37,6 @@ RECHECK_SSH = 5.0
 RECHECK_MAX = 60.0
 
 
-def _normalize(unit: str) -> str:
-    return str(normalize_unit(unit))
-
-
-def unit_state(runner: Runner, unit: str) -> UnitState:
-    """The unit's live state, raising its one-line errors (unknown unit, no systemd, no journal access)."""
-    state = read_unit_state(runner, unit, resolve_python=False)
-    check_access(runner)
-    return state
-
-
-def journal_args_for(runner: Runner, files: Sequence[str], directory: str | None, root: str | None) -> tuple[str, ...]:
-    """--file/--directory/--root for journalctl; paths made absolute (`journalctl -f` needs a folder part)."""
-    def fix(p: str) -> str:
-        if runner.host is None:
-            return os.path.abspath(p)
-        return p if p.startswith(("/", "~")) else f"./{p}"
-
-    out: list[str] = []
-    for f in files:
-        out.append(f"--file={fix(f)}")
-    if directory:
-        out.append(f"--directory={fix(directory)}")
-    if root:
-        out.append(f"--root={fix(root)}")
-    return tuple(out)
-
-
 class UnitWatch(Watch):
     """The watch of one unit."""
 
@@ -75,7 +45,7 @@ class UnitWatch(Watch):
 
     def __init__(self, session: Session, runner: Runner, unit: str, *, journal_args: tuple[str, ...] = (),
                  freeze: bool = False, lines: int = DEFAULT_LINES, **kw: object) -> None:
-        unit = _normalize(unit)
+        unit = normalize(unit)
         where = f"{unit} on {runner.host}" if runner.host else unit
         if journal_args:
             where = f"{unit} in " + " ".join(a.split("=", 1)[-1] for a in journal_args)
@@ -105,38 +75,12 @@ class UnitWatch(Watch):
         if self.state is not None:
             self.extra_data["unit_state_at_start"] = self.state.summary()
 
-    # --- where to start reading ---------------------------------------------------------------------------
-
-    def _start_args(self, lines: int) -> list[str]:
-        """`--cursor=` of the unit's latest start record (Starting, else Started), or `--lines=N`."""
-        argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--reverse", "--lines=4",
-                f"UNIT={self.unit}", f"MESSAGE_ID={MSG_STARTING}", "+", f"UNIT={self.unit}", f"MESSAGE_ID={MSG_STARTED}"]
-        res = self.runner.run(argv, timeout=60)
-        if not res.ok:
-            raise FollowError(f"journalctl cannot read the journal of {self.target}: "
-                              f"{res.stderr_line() or f'exit status {res.returncode}'}")
-        recs = []
-        for ln in res.stdout.splitlines():
-            try:
-                recs.append(json.loads(ln))
-            except ValueError:
-                continue
-        recs = [r for r in recs if isinstance(r, dict)]
-        if not recs:
-            return [f"--lines={lines}"]
-        chosen = recs[0]
-        older = recs[1] if len(recs) > 1 else None
-        if (chosen.get("MESSAGE_ID") == MSG_STARTED and older is not None and older.get("MESSAGE_ID") == MSG_STARTING
-                and _usec(chosen) - _usec(older) < 600e6):
-            chosen = older
-        return [f"--cursor={chosen['__CURSOR']}"] if chosen.get("__CURSOR") else [f"--lines={lines}"]
-
     # --- reading -----------------------------------------------------------------------------------------
 
     def _follow(self, start: Sequence[str] | None = None) -> None:
         """Start `journalctl -f` (from the latest start record, or right after the last record read)."""
         if start is None:
-            start = [f"--after-cursor={self.last_cursor}"] if self.last_cursor else self._start_args(self.lines)
+            start = [f"--after-cursor={self.last_cursor}"] if self.last_cursor else start_args(self.runner, self.unit, self.journal_args, self.target, self.lines)
         if any(a.startswith(("--cursor=", "--after-cursor=")) for a in start):
             start = [*start, "--lines=all"]  # with --follow, journalctl shows only 10 records from a cursor otherwise
         self.follow_start = list(start)
@@ -218,8 +162,8 @@ class UnitWatch(Watch):
             return
         s = self.session
         self.last_cursor = rec.get("__CURSOR") or self.last_cursor
-        when = min(_usec(rec) / 1e6, time.time()) or None
-        if _is_manager(rec, self.unit):
+        when = min(record_usec(rec) / 1e6, time.time()) or None
+        if is_manager(rec, self.unit):
             if not self._manager(rec, when):
                 return
         elif rec.get("_TRANSPORT") != "kernel" and not rec.get("COREDUMP_UNIT"):
@@ -233,7 +177,7 @@ class UnitWatch(Watch):
         s.capture.write(raw + b"\n")
         if line is None:
             return
-        if self.echo and not _is_manager(rec, self.unit):
+        if self.echo and not is_manager(rec, self.unit):
             s.display.echo(line.raw.encode("utf-8", "replace"))
         s.line(line, None if not self.catching_up else when)
 
@@ -261,7 +205,7 @@ class UnitWatch(Watch):
 
     def _manager(self, rec: dict[str, Any], when: float | None) -> bool:
         """One of systemd's records about the unit; False when the watch stops before it."""
-        b = interpret(_text(rec.get("MESSAGE")), rec)
+        b = interpret(text_of(rec.get("MESSAGE")), rec)
         if b is None:
             return True
         tr = self.session.tracker
@@ -353,18 +297,3 @@ class UnitWatch(Watch):
         self.sel.close()
 
 
-def _is_manager(rec: dict[str, Any], unit: str) -> bool:
-    return rec.get("UNIT") == unit and str(rec.get("_PID", "1")) == "1"
-
-
-def _usec(rec: dict[str, Any]) -> float:
-    try:
-        return float(rec.get("__REALTIME_TIMESTAMP") or 0)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return bytes(v & 0xFF for v in value if isinstance(v, int)).decode("utf-8", "replace")
-    return value if isinstance(value, str) else ""
