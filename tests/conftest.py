@@ -40,3 +40,14 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
     yield server
     proc.terminate()
     proc.wait(timeout=10)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--update-golden`: rewrite tests/report/golden/ from the current renderers instead of comparing."""
+    parser.addoption("--update-golden", action="store_true", help="rewrite the golden report files")
+
+
+@pytest.fixture(scope="session")
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True when the run rewrites golden files."""
+    return bool(request.config.getoption("--update-golden"))

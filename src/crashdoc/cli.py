@@ -77,11 +77,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         if not os.path.exists(target) and target != "-":
             raise InputError(f"{target}: no such file (and it does not look like a systemd unit name)")
-        from crashdoc.investigate import diagnose_stream
-        from crashdoc.sources.file import open_input
+        from crashdoc.investigate import run
+        from crashdoc.sources.file import FileSource
 
-        with open_input(target) as stream:
-            diag = diagnose_stream(stream, "standard input" if target == "-" else target, kb=kb)
+        diag = run(FileSource(target), kb=kb)
     if args.env and not args.python:
         args.python = diag.unit.python if diag.unit is not None else None
         if not args.python:

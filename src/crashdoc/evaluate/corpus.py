@@ -10,9 +10,9 @@ from typing import Any
 
 from crashdoc.errors import InputError
 from crashdoc.evaluate.scoring import decoy_first, fix_matches, root_cause_hit
-from crashdoc.investigate import diagnose_stream
+from crashdoc.investigate import run
 from crashdoc.kb import KnowledgeBase
-from crashdoc.sources.file import open_input
+from crashdoc.sources.file import FileSource
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,7 @@ def evaluate_dir(folder: Path, kb: KnowledgeBase | None = None) -> EvalReport:
             raise InputError(f"{meta_path}: not a case file in the corpus format ({exc})") from exc
         log = meta_path.with_suffix(".log")
         t0 = time.perf_counter()
-        with open_input(str(log)) as stream:
-            diag = diagnose_stream(stream, str(log), kb=kb)
+        diag = run(FileSource(str(log)), kb=kb)
         rc = diag.root_cause
         line = rc.line if rc else ""
         fix_cmd = rc.fix.command if rc else None

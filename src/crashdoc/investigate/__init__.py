@@ -12,6 +12,7 @@ from crashdoc.analyze.pipeline import Analysis, diagnosis, feed_records, feed_st
 from crashdoc.errors import InputError
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
+from crashdoc.sources.interface import ByteSource, EvidenceSource, RecordSource
 
 
 def _load_kb(kb: KnowledgeBase | None) -> KnowledgeBase:
@@ -49,6 +50,16 @@ def diagnose_stream(stream: BinaryIO, source: str, kb: KnowledgeBase | None = No
     if problem:
         diag = dataclasses.replace(diag, skipped=(*diag.skipped, Skipped("input", problem)))
     return diag
+
+
+def run(source: EvidenceSource, kb: KnowledgeBase | None = None) -> Diagnosis:
+    """Diagnose what a source holds: the one entry point of diagnose FILE, diagnose UNIT and watch/run."""
+    if isinstance(source, ByteSource):
+        with source.open() as stream:
+            return diagnose_stream(stream, source.label, kb=kb)
+    if isinstance(source, RecordSource):
+        return diagnose_records(source.records(), source.label, kb=kb)
+    raise TypeError(f"not an evidence source: {source!r}")
 
 
 def diagnose_records(records: Iterable[Mapping[str, Any]], source: str, kb: KnowledgeBase | None = None) -> Diagnosis:

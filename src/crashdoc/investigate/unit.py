@@ -8,13 +8,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+import crashdoc.investigate as investigate
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
 from crashdoc.errors import InputError
-from crashdoc.investigate import diagnose_records
 from crashdoc.investigate.unit_section import unit_section
 from crashdoc.model import Attempt, Diagnosis, Skipped
 from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, windows
 from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
+from crashdoc.sources.interface import RecordStream
 from crashdoc.sources.interpreter import PYTHON
 from crashdoc.sources.journal_access import check_access
 from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
@@ -133,8 +134,8 @@ def diagnose_unit(
 
     kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
     seen = _Spans(chosen)
-    diag = diagnose_records(seen.track(heapq.merge(journal.attempt_records([r.invocation_id for r in chosen]), kernel, key=lambda r: r.usec),
-                                       {r.cursor for r in kernel if r.cursor}), source, kb=kb)
+    records = heapq.merge(journal.attempt_records([r.invocation_id for r in chosen]), kernel, key=lambda r: r.usec)
+    diag = investigate.run(RecordStream(source, seen.track(records, {r.cursor for r in kernel if r.cursor})), kb=kb)
     diag = replace(diag, bytes_read=journal.bytes_read)
     for run in chosen:
         if not run.start_seen:

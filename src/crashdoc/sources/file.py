@@ -8,9 +8,11 @@ import os
 import sys
 import zlib
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import BinaryIO
 
 from crashdoc.errors import InputError
+from crashdoc.sources.interface import ByteSource
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -186,3 +188,15 @@ class Tolerant:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class FileSource(ByteSource):
+    """A log file (plain or gzip) or, for `-`, standard input."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.label = "standard input" if path == "-" else path
+
+    def open(self) -> AbstractContextManager[BinaryIO]:
+        """The file's bytes (gzip decompressed); raises InputError when it cannot be read."""
+        return open_input(self.path)

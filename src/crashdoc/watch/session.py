@@ -127,10 +127,10 @@ class Session:
 
     def diagnose(self, source: str, section: Section) -> Diagnosis:
         """Diagnose the attempt's captured output, with `section` (what the watch saw) added."""
-        from crashdoc.investigate import diagnose_stream
+        from crashdoc.investigate import run
+        from crashdoc.sources.interface import StreamSource
 
-        with self.capture.stream() as stream:
-            diag = diagnose_stream(stream, source, kb=self.kb.get())
+        diag = run(StreamSource(source, self.capture.stream), kb=self.kb.get())
         skipped = diag.skipped
         if self.capture.dropped:
             from crashdoc.model import Skipped
