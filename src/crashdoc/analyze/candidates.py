@@ -4,7 +4,7 @@ by the knowledge base (cause or consequence, category, fix) and given a ranking 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, cast
 
 from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.lines import LogLine
@@ -30,18 +30,18 @@ class Classifier(Protocol):
         """Best rule match or None."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Candidate:
     """One error seen in the evidence, before folding and ranking."""
 
     line: LogLine
     exception: str | None
     message: str
-    kind: str
+    kind: Kind
     """`traceback`, `line` or `truncated`."""
     attempt: int
     score: int
-    role: str
+    role: Role
     match: Any = None
     stack: Stack | None = None
     trace: Trace | None = None
@@ -53,19 +53,27 @@ class Candidate:
         return self.line.lineno
 
 
-def _score(match: Any, default: int) -> tuple[int, str]:
+Role = Literal["cause", "consequence", "unknown"]
+"""A candidate's role: a rule says cause or consequence; no rule knew it: unknown."""
+Kind = Literal["traceback", "line", "truncated"]
+"""Where a candidate came from: an exception of a traceback, an error line, a traceback cut before its exception."""
+
+
+def _score(match: Any, default: int) -> tuple[int, Role]:
     if match is None:
         return default, "unknown"
-    return int(match.rule.priority), str(match.rule.role)
+    role = str(match.rule.role)
+    return int(match.rule.priority), cast(Role, role if role in ("cause", "consequence") else "unknown")
 
 
-def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attempt: int) -> Candidate:
+def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attempt: int,
+               phase: str | None = None) -> Candidate:
     """A candidate for one stack of a traceback chain."""
     if stack.truncated or not stack.lines:
         line = stack.frames[-1].line if stack.frames and stack.frames[-1].line else stack.header
         assert line is not None
         return Candidate(line, None, "traceback cut off before its exception line", "truncated", attempt,
-                         SCORE_TRUNCATED, "unknown", None, stack, trace)
+                         SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
     first = stack.lines[0]
     match = kb.classify(stack.exc_type, stack.message, first.text.strip())
     score, role = _score(match, SCORE_TRACEBACK)
@@ -85,10 +93,10 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
             if head and head in ln.text:
                 line = ln
                 break
-    return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace)
+    return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
-def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Candidate | None:
+def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase: str | None = None) -> Candidate | None:
     """A candidate for an error line outside any traceback, or a line a rule knows (even at INFO/WARNING)."""
     if line.level in ("DEBUG", "TRACE"):
         return None  # debug probes ("TPU platform is not available because: No module named ...") are not errors
@@ -108,4 +116,4 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool) -> Ca
         if line.level in ("INFO", "WARNING") and match is not None and not getattr(match.rule, "any_level", False):
             # the engine itself said this is not an error: it explains the crash only when nothing else does
             score = min(score, SCORE_LOGGED_HINT)
-    return Candidate(line, exc, msg, "line", attempt, score, role, match)
+    return Candidate(line, exc, msg, "line", attempt, score, role, match, phase=phase)

@@ -20,12 +20,14 @@ def fix_incomplete(cand: Candidate) -> bool:
     return format_command(m.rule.fix_command, m.captures) is None
 
 
-def complete_fix(cand: Candidate, ctx: list[str]) -> None:
-    """Match the same rule on the error plus the lines after it; keep its fix when that fills the command."""
+def complete_fix(cand: Candidate, ctx: list[str]) -> Candidate:
+    """Match the same rule on the error plus the lines after it: the candidate with that fix when it fills the
+    command, else the candidate as it was."""
     m = cand.match
     again = m.rule.match(cand.exception, "\n".join([cand.message, *ctx]), cand.line.text.strip())
     if again is not None and again.fix_command and not fix_incomplete(dataclasses.replace(cand, match=again)):
-        cand.match = dataclasses.replace(m, captures=again.captures, fix_command=again.fix_command,
-                                         fix_text=again.fix_text)
+        return dataclasses.replace(cand, match=dataclasses.replace(
+            m, captures=again.captures, fix_command=again.fix_command, fix_text=again.fix_text))
+    return cand
 
 

@@ -103,12 +103,12 @@ class Analysis:
             ph = phase_of_line(line.text)
             if ph is not None:
                 self.phase[line.stream] = ph.title
-        cand = from_line(self.kb, line, att, bool(mask & self.rule_bit))
+        cand = from_line(self.kb, line, att, bool(mask & self.rule_bit), self.phase.get(line.stream))
         if cand is not None:
-            cand.phase = self.phase.get(line.stream)
-            self._add(cand)
             if fix_incomplete(cand):
-                self.awaiting.append((cand, []))
+                self.awaiting.append((cand, []))  # added once the next lines completed its fix
+            else:
+                self._add(cand)
             if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
                 self.tracker.mark_error()  # a warning at import time is printed by every process: not a restart
 
@@ -118,10 +118,8 @@ class Analysis:
             if anchor is None:
                 continue
             att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
-            cand = from_stack(self.kb, trace, stack, i, att)
             ph = phase_of_frames(stack.frames)
-            cand.phase = ph.title if ph else self.phase.get(trace.stream)
-            self._add(cand)
+            self._add(from_stack(self.kb, trace, stack, i, att, ph.title if ph else self.phase.get(trace.stream)))
 
     def _add(self, cand: Candidate) -> None:
         self.pending.setdefault(cand.attempt, []).append(cand)
@@ -154,7 +152,7 @@ class Analysis:
         out = []
         for g in groups:
             if g.fingerprint in self.kept:
-                g.first = dataclasses.replace(g.first, stack=None, trace=None)
+                g = dataclasses.replace(g, first=dataclasses.replace(g.first, stack=None, trace=None))
             else:
                 self.kept.add(g.fingerprint)
             out.append(g)
@@ -167,14 +165,14 @@ class Analysis:
             if len(ctx) < CONTEXT_LINES:
                 still.append((cand, ctx))
             else:
-                complete_fix(cand, ctx)
+                self._add(complete_fix(cand, ctx))
         self.awaiting = still
 
     def finish(self) -> None:
         for trace in self.builder.close():
             self._trace(trace)
         for cand, ctx in self.awaiting:
-            complete_fix(cand, ctx)
+            self._add(complete_fix(cand, ctx))
         self.awaiting = []
         for idx in sorted(self.pending):
             self._close(idx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from crashdoc.analyze.attempts import AttemptState
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
@@ -23,23 +23,16 @@ UNKNOWN_FIX = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Group:
     """Copies of one error inside one attempt."""
 
     fingerprint: str
     first: Candidate
-    processes: set[str] = field(default_factory=set)
-    ranks: set[int] = field(default_factory=set)
-    streams: set[str] = field(default_factory=set)
-
-    def add(self, c: Candidate) -> None:
-        """Count one more copy (only what the report needs is kept, not the copy)."""
-        if c.line.process:
-            self.processes.add(c.line.process)
-        if c.line.rank is not None:
-            self.ranks.add(c.line.rank)
-        self.streams.add(c.line.stream)
+    """The copy that represents the group (the first, or a copy a rule recognised better)."""
+    processes: frozenset[str] = frozenset()
+    ranks: frozenset[int] = frozenset()
+    streams: frozenset[str] = frozenset()
 
     @property
     def key(self) -> tuple[int, int]:
@@ -58,17 +51,22 @@ def fingerprint(c: Candidate) -> str:
 
 def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
     """Group candidates per attempt by fingerprint, each attempt's groups ranked best first."""
-    per: dict[int, dict[str, Group]] = {}
+    per: dict[int, dict[str, tuple[Candidate, set[str], set[int], set[str]]]] = {}
     for c in sorted(cands, key=lambda c: c.order):
         fp = fingerprint(c)
         groups = per.setdefault(c.attempt, {})
-        g = groups.get(fp)
-        if g is None:
-            g = groups[fp] = Group(fp, c)
-        elif c.score > g.first.score:  # a copy a rule recognised better (e.g. the raw re-print)
-            g.first = c
-        g.add(c)
-    return {a: sorted(gs.values(), key=lambda g: g.key) for a, gs in per.items()}
+        if fp not in groups:
+            groups[fp] = (c, set(), set(), set())
+        elif c.score > groups[fp][0].score:  # a copy a rule recognised better (e.g. the raw re-print)
+            groups[fp] = (c, *groups[fp][1:])
+        _, procs, ranks, streams = groups[fp]
+        if c.line.process:  # only what the report needs is kept of each copy, not the copy
+            procs.add(c.line.process)
+        if c.line.rank is not None:
+            ranks.add(c.line.rank)
+        streams.add(c.line.stream)
+    return {a: sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
+                       for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key) for a, gs in per.items()}
 
 
 def best_attempt(ranked: dict[int, list[Group]]) -> int | None:
