@@ -7,20 +7,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from crashdoc.analyze.attempts import AttemptState
-from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
-from crashdoc.model import Attempt, Evidence, Finding, Fix, Where
-from crashdoc.parse.traceback import Frame
+from crashdoc.analyze.candidates import Candidate
 
 CONSEQUENCE_FLOOR = -1000
 MAX_FINDINGS = 12
-MAX_EVIDENCE = 14
 _NORMALISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
-_ENGINE_DIRS = ("/vllm/", "/sglang/", "/text_generation_server/", "/tensorrt_llm/", "/lmdeploy/", "/ray/llm/")
-UNKNOWN_FIX = (
-    "No rule knows this error yet: read the evidence lines, check the frames above the error, and search the "
-    "exact message in the engine's issue tracker. `crashdoc rules list` shows what is covered."
-)
 
 
 @dataclass(frozen=True)
@@ -82,108 +73,3 @@ def best_attempt(ranked: dict[int, list[Group]]) -> int | None:
     return best[1] if best else None
 
 
-def engine_frame(frames: tuple[Frame, ...]) -> Frame | None:
-    """The innermost frame in model code, else in engine code, else the innermost frame."""
-    for pred in (
-        lambda f: "/models/" in f.path and any(d in f.path for d in _ENGINE_DIRS),
-        lambda f: any(d in f.path for d in _ENGINE_DIRS),
-        lambda f: True,
-    ):
-        for f in reversed(frames):
-            if pred(f):
-                return f
-    return None
-
-
-def _frame_text(f: Frame | None) -> str | None:
-    if f is None:
-        return None
-    name = f.path.rsplit("/", 1)[-1]
-    code = f": {f.code}" if f.code else ""
-    return f"{name}:{f.lineno} in {f.func}{code}"
-
-
-def _evidence(c: Candidate, frame: Frame | None) -> tuple[Evidence, ...]:
-    lines = [c.line]
-    if c.stack is not None:
-        st = c.stack
-        if st.header is not None:
-            lines.append(st.header)
-        for f in (frame, st.frames[-1] if st.frames else None):
-            if f is not None and f.line is not None:
-                lines.append(f.line)
-        lines.extend(st.lines[:6])
-        if c.trace is not None:
-            lines.extend(s.lines[0] for s in c.trace.stacks if s.lines and s is not st)
-    seen: dict[int, Evidence] = {}
-    for ln in lines:
-        seen.setdefault(ln.lineno, Evidence(ln.lineno, ln.raw))
-    return tuple(sorted(seen.values(), key=lambda e: e.lineno))[:MAX_EVIDENCE]
-
-
-def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
-    """A folded group as a model Finding."""
-    c, m = g.first, g.first.match
-    frame = engine_frame(c.stack.frames) if c.stack is not None and c.stack.frames else None
-    procs, ranks, streams = sorted(g.processes), sorted(g.ranks), g.streams
-    if m is not None:
-        fix = Fix(text=m.fix_text or "", command=m.fix_command)
-        category, rule, explanation = m.rule.category, m.rule.id, m.rule.explanation
-    else:
-        fix, category, rule, explanation = Fix(UNKNOWN_FIX), "other", None, ""
-    where = Where(
-        process=c.line.process, rank=c.line.rank, pid=c.line.pid, frame=_frame_text(frame),
-        attempt=attempt_no or c.attempt, host=c.line.host, unit=c.line.unit, phase=c.phase,
-    )
-    return Finding(
-        line=c.line.raw, lineno=c.line.lineno, exception=c.exception, message=c.message.strip()[:4000],
-        category=category, fix=fix, where=where, role=c.role, rule=rule, score=c.score,
-        explanation=explanation, evidence=_evidence(c, frame), count=len(streams),
-        processes=tuple(procs), ranks=tuple(ranks), fingerprint=g.fingerprint,
-    )
-
-
-def attempt_verdicts(states: list[AttemptState], ranked: dict[int, list[Group]]) -> tuple[Attempt, ...]:
-    """model.Attempt per attempt, with the fingerprint and short form of its own root cause."""
-    out = []
-    for st in states:
-        groups = ranked.get(st.index) or []
-        top = groups[0].first if groups and groups[0].first.role != "consequence" else None
-        cut = bool(groups) and groups[0].first.kind == "truncated"
-        outcome = st.outcome or (
-            "failed" if top is not None and top.score >= SCORE_ERROR_LINE
-            else "cut off inside a traceback (still starting when captured?)" if cut
-            else "no error seen"
-        )
-        if st.gave_up:
-            outcome += "; systemd gave up (start request repeated too quickly)"
-        out.append(
-            Attempt(
-                index=st.index, started=st.started, ended=st.ended, outcome=outcome,
-                first_lineno=st.first_lineno, last_lineno=st.last_lineno, exit_status=st.exit_status,
-                invocation_id=st.invocation, fingerprint=groups[0].fingerprint if top is not None else None,
-                root_message=_short(top) if top is not None else None,
-            )
-        )
-    return tuple(out)
-
-
-def _short(c: Candidate) -> str:
-    msg = (c.message.splitlines() or [""])[0]
-    text = f"{c.exception}: {msg}" if c.exception else msg
-    return text[:200]
-
-
-def summary(attempts: tuple[Attempt, ...], root: Finding | None) -> str:
-    """One line about the attempts: "all 12 attempts failed with the same error"."""
-    if root is None or not attempts:
-        return ""
-    same = [a for a in attempts if a.fingerprint == root.fingerprint]
-    n = len(attempts)
-    if n == 1:
-        return "1 start attempt in the log; it failed with this error" if same else ""
-    if len(same) == n:
-        return f"all {n} attempts failed with the same error"
-    others = sorted({a.root_message or "" for a in attempts if a.fingerprint not in (None, root.fingerprint)})
-    tail = f"; other attempts: {'; '.join(o for o in others[:3] if o)}" if others else ""
-    return f"{len(same)} of {n} attempts failed with this error{tail}"
