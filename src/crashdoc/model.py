@@ -89,6 +89,11 @@ class Finding:
     """`log`, `unit`, `kernel` or `environment`."""
     confirmation: str | None = None
     """What the environment says about it (confirmed / questioned), when checked."""
+    confidence: str = "medium"
+    """`high` (a cause rule matched an error), `medium` (an error no rule knows), `low` (inferred from a
+    consequence, a warning or a cut traceback)."""
+    confidence_reason: str = ""
+    """Why, in one line."""
 
 
 @dataclass(frozen=True)

@@ -74,12 +74,31 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         process=c.line.process, rank=c.line.rank, pid=c.line.pid, frame=_frame_text(frame),
         attempt=attempt_no or c.attempt, host=c.line.host, unit=c.line.unit, phase=c.phase,
     )
+    confidence, reason = _confidence(c)
     return Finding(
+        confidence=confidence, confidence_reason=reason,
         line=c.line.raw, lineno=c.line.lineno, exception=c.exception, message=c.message.strip()[:4000],
         category=category, fix=fix, where=where, role=c.role, rule=rule, score=c.score,
         explanation=explanation, evidence=_evidence(c, frame), count=len(streams),
         processes=tuple(procs), ranks=tuple(ranks), fingerprint=g.fingerprint,
     )
+
+
+def _confidence(c: Candidate) -> tuple[str, str]:
+    """How sure the verdict is, and why, in words a reader can check against the evidence."""
+    m = c.match
+    if c.role == "consequence":
+        return "low", "only a consequence (a wrapper or teardown message) names it; the first error was not captured"
+    if c.kind == "truncated":
+        return "low", "the traceback was cut off before its exception line"
+    if m is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG"):
+        return "low", f"rule {m.rule.id} matched a line the program logged at {c.line.level}, not as an error"
+    if m is not None:
+        where = "an exception" if c.kind == "traceback" else "an error line"
+        return "high", f"rule {m.rule.id} ({m.rule.category}) matched {where}"
+    if c.kind == "traceback":
+        return "medium", f"an exception no rule knows ({c.exception or 'no type'}); the category is a guess"
+    return "medium", "an error line no rule knows; the category is a guess"
 
 
 def attempt_verdicts(states: list[AttemptState], ranked: dict[int, list[Group]]) -> tuple[Attempt, ...]:
@@ -123,6 +142,15 @@ def summary(attempts: tuple[Attempt, ...], root: Finding | None) -> str:
         return "1 start attempt in the log; it failed with this error" if same else ""
     if len(same) == n:
         return f"all {n} attempts failed with the same error"
+    first = root.where.attempt
+    later = [a for a in attempts if first is not None and a.index > first and a.fingerprint
+             and not (a.outcome or "").startswith("cut off")]
+    if first is not None and later and same and same[0].index == first and all(
+            a.fingerprint != root.fingerprint for a in later):
+        kinds = {a.fingerprint for a in later}
+        what = f"with {later[0].root_message}" if len(kinds) == 1 and later[0].root_message else "with other errors"
+        return (f"first failed at attempt {first} with this error; the later {len(later)} attempt"
+                f"{'s' if len(later) != 1 else ''} fail {what}, most likely a consequence of the first failure")
     others = sorted({a.root_message or "" for a in attempts if a.fingerprint not in (None, root.fingerprint)})
     tail = f"; other attempts: {'; '.join(o for o in others[:3] if o)}" if others else ""
     return f"{len(same)} of {n} attempts failed with this error{tail}"

@@ -15,7 +15,7 @@ from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, 
 from crashdoc.analyze.findings import attempt_verdicts, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.phases import phase_of_frames, phase_of_line
-from crashdoc.analyze.rank import MAX_FINDINGS, Group, best_attempt, fold
+from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
@@ -66,7 +66,7 @@ class Analysis:
         """Candidates of attempts still open (a traceback may finish after the next attempt's first line)."""
         self.ranked: dict[int, list[Group]] = {}
         """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
-        self.best: tuple[int, int] | None = None
+        self.best: tuple[int, int, int] | None = None
         self.attempt_now = 1
         self.kept: set[str] = set()
         self.attempt_of: dict[int, int] = {}
@@ -133,19 +133,25 @@ class Analysis:
         groups = fold(self.pending.pop(idx)).get(idx, [])
         if idx in self.ranked:  # late candidates of an attempt already closed: rank them with what it kept
             groups = sorted([*self.ranked.pop(idx), *groups], key=lambda g: g.key)
-            if self.best is not None and self.best[1] == idx:
+            if self.best is not None and self.best[-1] == idx:
                 self.best = None
         if not groups:
             return
         top = groups[0].first
-        key = (top.score, idx) if top.role != "consequence" else None
+        key = attempt_key(top, idx, self._failed(idx))
         if key is not None and (self.best is None or key > self.best):
             if self.best is not None:
-                self.ranked[self.best[1]] = self._light(self.ranked[self.best[1]][:1])
+                self.ranked[self.best[-1]] = self._light(self.ranked[self.best[-1]][:1])
             self.best = key
             self.ranked[idx] = groups[:MAX_FINDINGS]
         else:
             self.ranked[idx] = self._light(groups[:1] if key is not None or self.ranked else groups[:5])
+
+    def _failed(self, idx: int) -> bool:
+        """The service manager (or the exit record) says attempt idx failed."""
+        states = self.tracker.attempts
+        outcome = states[idx - 1].outcome if 0 < idx <= len(states) else None
+        return bool(outcome) and not str(outcome).startswith(("exited 0", "stopped"))
 
     def _light(self, groups: list[Group]) -> list[Group]:
         """Groups of an attempt that is not reported in full: the first time an error is seen it keeps its
@@ -234,7 +240,7 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
     ranked = dict(sorted(p.ranked.items()))
-    chosen = best_attempt(ranked)
+    chosen = best_attempt(ranked, p._failed)
     states = p.tracker.attempts
     attempts = attempt_verdicts(states, ranked)
     skipped: list[Skipped] = []

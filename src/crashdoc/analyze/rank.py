@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from crashdoc.analyze.candidates import Candidate
+from crashdoc.analyze.candidates import SCORE_TRACEBACK, Candidate
 
 CONSEQUENCE_FLOOR = -1000
 MAX_FINDINGS = 12
@@ -60,16 +61,31 @@ def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
                        for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key) for a, gs in per.items()}
 
 
-def best_attempt(ranked: dict[int, list[Group]]) -> int | None:
-    """The attempt to report: the strongest non-consequence verdict, the latest on a tie."""
-    best: tuple[int, int] | None = None
-    for a, groups in ranked.items():
-        top = groups[0].first
-        if top.role == "consequence":
-            continue
-        k = (top.score, a)
-        if best is None or k > best:
-            best = k
-    return best[1] if best else None
+SERVING = "serving requests"
+"""The title of the serving phase (data/phases.yaml): errors there are request errors, not start failures."""
+FIRST_FAILURE_SCORE = SCORE_TRACEBACK
+"""An attempt whose top error scores this much (a known cause, or an exception no rule knows) is a failure in its
+own right: the first such attempt is the root of a crash loop, whatever later attempts print (an earlier failure
+often leaves GPU memory, a port or a lock behind, and every later attempt then fails on that)."""
+
+
+def attempt_key(top: Candidate, index: int, failed: bool) -> tuple[int, int, int] | None:
+    """How strongly an attempt's top error speaks for the whole loop (higher wins; None: only consequences).
+
+    Decisive attempts — the service manager says the attempt failed, and its top error scores FIRST_FAILURE_SCORE
+    or more outside the serving phase — beat the others, the earliest first; among the rest the strongest wins,
+    the latest on a tie (a request error while serving, before a restart by hand, is not a start failure).
+    The attempt index is always the last element."""
+    if top.role == "consequence":
+        return None
+    if failed and top.score >= FIRST_FAILURE_SCORE and top.phase != SERVING:
+        return (1, -index, index)
+    return (0, top.score, index)
+
+
+def best_attempt(ranked: dict[int, list[Group]], failed: Callable[[int], bool]) -> int | None:
+    """The attempt to report: the first decisive failure, else the strongest verdict (see attempt_key)."""
+    keys = [k for a, groups in ranked.items() if (k := attempt_key(groups[0].first, a, failed(a))) is not None]
+    return max(keys)[-1] if keys else None
 
 

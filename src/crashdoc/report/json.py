@@ -37,7 +37,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "category": f.category, "role": f.role, "rule": f.rule, "fix": _fix(f.fix), "where": _where(f.where),
         "explanation": f.explanation, "evidence": [_evidence(e) for e in f.evidence], "count": f.count,
         "ranks": list(f.ranks), "processes": list(f.processes), "fingerprint": f.fingerprint,
-        "confirmation": f.confirmation,
+        "confirmation": f.confirmation, "confidence": f.confidence, "confidence_reason": f.confidence_reason,
     }
 
 

@@ -54,7 +54,8 @@ class MarkdownRenderer(Renderer):
             wh = rc.where
             rows = [("line", str(rc.lineno)), ("attempt", str(wh.attempt or "")), ("process", wh.process or ""),
                     ("rank", ",".join(map(str, rc.ranks)) or (str(wh.rank) if wh.rank is not None else "")),
-                    ("phase", wh.phase or ""), ("frame", wh.frame or ""), ("rule", rc.rule or "")]
+                    ("phase", wh.phase or ""), ("frame", wh.frame or ""), ("rule", rc.rule or ""),
+                    ("confidence", f"{rc.confidence}: {rc.confidence_reason}")]
             w("| | |\n|---|---|\n")
             for k, v in rows:
                 if v:

@@ -91,6 +91,7 @@ class TerminalRenderer(Renderer):
             con.print(Text("  " + safe(msg.splitlines()[0] if msg else rc.line, 600), style="bold"))
             for i, w in enumerate(_where(rc, len(diag.attempts))):
                 con.print(label("Where" if i == 0 else ""), Text(safe(w, 300)))
+            con.print(label("Confidence"), Text(f"{rc.confidence}: {safe(rc.confidence_reason, 300)}"))
             if rc.explanation:
                 con.print(label("Why"), Text(safe(rc.explanation, 1200)))
             con.print(label("Fix"), Text(safe(rc.fix.text, 1200)))
