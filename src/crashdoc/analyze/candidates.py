@@ -3,7 +3,7 @@ by the knowledge base (cause or consequence, category, fix) and given a ranking 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
 from crashdoc.parse.errors import bare_exception, is_error_line
@@ -74,6 +74,7 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         assert line is not None
         return Candidate(line, None, "traceback cut off before its exception line", "truncated", attempt,
                          SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
+    stack = _cut_at_consequence(kb, stack)
     first = stack.lines[0]
     match = kb.classify(stack.exc_type, stack.message, first.text.strip())
     score, role = _score(match, SCORE_TRACEBACK)
@@ -94,6 +95,23 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
                 line = ln
                 break
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
+
+
+def _cut_at_consequence(kb: Classifier, stack: Stack) -> Stack:
+    """A bare traceback's message ends at a non-indented line that a consequence rule knows on its own (the
+    parent's one-line wrapper printed right after the worker's traceback): that line is not the message's."""
+    if len(stack.lines) < 2 or stack.lines[0].loc is not None:
+        return stack
+    for i, ln in enumerate(stack.lines[1:], 1):
+        text = ln.text.strip()
+        if not ln.text[:1].isalpha():
+            continue
+        m = kb.classify(*bare_exception(text), text)
+        if m is not None and m.rule.role == "consequence":
+            parts = stack.message.split("\n")
+            keep = max(1, len(parts) - (len(stack.lines) - i))
+            return replace(stack, message="\n".join(parts[:keep]), lines=stack.lines[:i])
+    return stack
 
 
 def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase: str | None = None) -> Candidate | None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crashdoc.analyze.candidates import SCORE_TRACEBACK, Candidate
+from crashdoc.parse.traceback import Stack
 
 CONSEQUENCE_FLOOR = -1000
 MAX_FINDINGS = 12
@@ -42,14 +43,18 @@ def fingerprint(c: Candidate) -> str:
 
 
 def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
-    """Group candidates per attempt by fingerprint, each attempt's groups ranked best first."""
+    """Group candidates per attempt by fingerprint, each attempt's groups ranked best first.
+
+    A copy replaces a group's representative when a rule recognised it better (a higher score), except that a
+    consequence-role copy never replaces a copy of another role. The links of one traceback chain never fold
+    into each other: the k-th link with a given fingerprint folds only with other chains' k-th link."""
     per: dict[int, dict[str, tuple[Candidate, set[str], set[int], set[str]]]] = {}
     for c in sorted(cands, key=lambda c: c.order):
-        fp = fingerprint(c)
+        fp = _chain_key(c, fingerprint(c))
         groups = per.setdefault(c.attempt, {})
         if fp not in groups:
             groups[fp] = (c, set(), set(), set())
-        elif c.score > groups[fp][0].score:  # a copy a rule recognised better (e.g. the raw re-print)
+        elif _better_copy(c, groups[fp][0]):  # a copy a rule recognised better (e.g. the raw re-print)
             groups[fp] = (c, *groups[fp][1:])
         _, procs, ranks, streams = groups[fp]
         if c.line.process:  # only what the report needs is kept of each copy, not the copy
@@ -60,6 +65,28 @@ def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
     return {a: sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
                        for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key) for a, gs in per.items()}
 
+
+def _better_copy(c: Candidate, rep: Candidate) -> bool:
+    if c.role == "consequence" and rep.role != "consequence":
+        return False
+    return c.score > rep.score or (c.role == "cause" and rep.role == "consequence")
+
+
+def _chain_key(c: Candidate, fp: str) -> str:
+    """`fp` for the first stack of its trace with that fingerprint; a distinct id for a later link of the same
+    chain that repeats it (`RuntimeError: X` raised from `RuntimeError: X`)."""
+    if c.trace is None or c.stack is None or len(c.trace.stacks) < 2:
+        return fp
+    st = c.stack  # the candidate's stack may be a trimmed copy of the trace's (same frames and first line)
+    pos = next((i for i, s in enumerate(c.trace.stacks)
+                if s is st or (s.frames is st.frames and s.lines[:1] == st.lines[:1])), 0)
+    mine = _stack_text(c.stack)
+    k = sum(1 for s in c.trace.stacks[:pos] if _stack_text(s) == mine)
+    return fp if k == 0 else hashlib.sha1(f"{fp}#{k}".encode()).hexdigest()[:12]
+
+
+def _stack_text(s: Stack) -> tuple[str | None, str]:
+    return s.exc_type, (s.message.splitlines() or [""])[0]
 
 SERVING = "serving requests"
 """The title of the serving phase (data/phases.yaml): errors there are request errors, not start failures."""

@@ -13,14 +13,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from crashdoc.parse.exceptions import is_exception_name
+from crashdoc.parse.exceptions import is_exception_name, split_exception
 from crashdoc.parse.lines import LogLine
 
 _FRAME = re.compile(r'\s+File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 _EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
 _GROUP_BAR = re.compile(r"\s*(?:\| ?)+")
-_GROUP_SEP = re.compile(r"\s*\+[-+ ]*(?:\d+ -+|-{4,}|\.\.\. and \d+ more exceptions)")
-_NOISE = re.compile(r"\s*(?:[~^]+\s*)+$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
+_GROUP_SEP = re.compile(r"\s*\+[-+ ]*(?:\d+ -|----|\.\.\. and \d+ more exceptions)")
+_NOISE = re.compile(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
 _CAUSE = "The above exception was the direct cause of the following exception"
 _CONTEXT = "During handling of the above exception, another exception occurred"
 _GAP = "[... gap in source ...]"
@@ -168,6 +168,9 @@ class TracebackBuilder:
                 cur.state, cur.link = "between", None
                 return
             same_record = line.loc == cur.loc and (line.level is None or line.level in ("ERROR", "CRITICAL"))
+            if same_record and line.loc is None and starts_new_error(text, cur.exc_lines[-1].text):
+                yield from self._close_key(key)  # a bare traceback's message ends where the next error begins
+                return
             if same_record and len(cur.exc_lines) < MAX_MESSAGE_LINES and not _FRAME.match(text):
                 cur.exc_lines.append(line)
                 self.consumed.add(line.lineno)
@@ -228,6 +231,17 @@ class TracebackBuilder:
         """Flush every open traceback (end of input); a traceback without its exception is `truncated`."""
         for key in list(self._open):
             yield from self._close_key(key)
+
+
+def starts_new_error(text: str, previous: str) -> bool:
+    """Whether `text`, printed right after `previous` (a line of an exception's message), is a new error of its
+    own rather than the message's next line: a non-indented `Type: message` whose type is a Python class name
+    (CapWords: `RuntimeError`, `pkg.mod.ShardCannotStart`; not a C status name such as `ncclSystemError`), after
+    a line that did not announce more (`... raised:`, `the following errors:`)."""
+    if not text[:1].isalpha() or previous.rstrip().endswith(":"):
+        return False
+    exc, msg = split_exception(text)
+    return exc is not None and bool(msg) and exc.split("(", 1)[0].rsplit(".", 1)[-1][:1].isupper()
 
 
 def _strip_group(text: str) -> str:
