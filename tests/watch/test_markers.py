@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crashdoc.analyze.phases import load_phases, phase_of_line
 from crashdoc.parse.lines import parse_line
+from crashdoc.parse.phases import load_phases, phase_of_line
 from crashdoc.watch.markers import load_markers
 from crashdoc.watch.tracker import StartTracker
 

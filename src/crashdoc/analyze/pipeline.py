@@ -14,11 +14,11 @@ from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
 from crashdoc.analyze.findings import attempt_verdicts, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
-from crashdoc.analyze.phases import phase_of_frames, phase_of_line
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
+from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.records import parse_json_lines
 from crashdoc.parse.scan import MAX_LINE, Scanner
 from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header

@@ -5,7 +5,7 @@ lines); the diagnosis of a failed attempt is the log pipeline's (`crashdoc.inves
 that attempt's captured output, with one knowledge base loaded once per watch.
 """
 
+from crashdoc.status import WatchStatus
 from crashdoc.watch.cli import register
-from crashdoc.watch.errors import WatchStatus
 
 __all__ = ["WatchStatus", "register"]

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from crashdoc.watch.errors import WatchStatus, WatchUsageError
+from crashdoc.status import WatchStatus
+from crashdoc.watch.errors import WatchUsageError
 
 FORMATS = ("terminal", "json", "markdown")
 #: --display: live (rich, on a terminal), plain (a line per change), none; auto picks live on a terminal

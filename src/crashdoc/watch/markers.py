@@ -7,13 +7,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
-from crashdoc.analyze.phases import load_phases
 from crashdoc.errors import CrashdocError
+from crashdoc.parse.phases import load_document, load_phases
 
 _NAMED = re.compile(r"\(\?P<\w+>")
 
@@ -130,7 +127,7 @@ def _compile(patterns: Any, where: str) -> tuple[re.Pattern[str], ...]:
 @lru_cache(maxsize=1)
 def load_markers() -> Markers:
     """The packaged marker table (phases.yaml, read once)."""
-    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    data = load_document()
     extra = {p["id"]: p for p in data.get("phases") or ()}
     phases = []
     for i, base in enumerate(load_phases()):

@@ -19,8 +19,8 @@ from crashdoc.errors import InputError
 from crashdoc.parse.records import parse_json_record
 from crashdoc.parse.systemd import interpret
 from crashdoc.sources.follow import JSON_LINE_MAX, JournalFollower, follow_argv
+from crashdoc.status import WatchStatus
 from crashdoc.transport import Runner
-from crashdoc.watch.errors import WatchStatus
 from crashdoc.watch.session import Session
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds

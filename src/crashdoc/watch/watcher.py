@@ -15,7 +15,7 @@ from typing import TextIO
 
 from crashdoc.model import Section
 from crashdoc.report import render
-from crashdoc.watch.errors import WatchStatus
+from crashdoc.status import WatchStatus
 from crashdoc.watch.session import Session, write_json_report
 from crashdoc.watch.splitter import LineSplitter
 from crashdoc.watch.tracker import fmt_seconds

@@ -1,4 +1,5 @@
-"""Start phases (data/phases.yaml): which phase a traceback's frames or a process's last line put it in."""
+"""THE phase table (data/phases.yaml, read once): the start phases, which phase a traceback's frames or a
+process's last line put it in; the live watch builds its markers from the same document."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 import yaml
 
@@ -24,9 +26,16 @@ class Phase:
 
 
 @lru_cache(maxsize=1)
+def load_document() -> dict[str, Any]:
+    """data/phases.yaml as data: phases (lines, frames, and the watch's extras) and engines."""
+    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+@lru_cache(maxsize=1)
 def load_phases() -> tuple[Phase, ...]:
     """The packaged phase table."""
-    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    data = load_document()
     return tuple(
         Phase(
             p["id"],
