@@ -3,6 +3,8 @@ and the one-line summary across attempts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from crashdoc.analyze.attempts import AttemptState
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
 from crashdoc.analyze.rank import Group
@@ -82,6 +84,22 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         explanation=explanation, evidence=_evidence(c, frame), count=len(streams),
         processes=tuple(procs), ranks=tuple(ranks), fingerprint=g.fingerprint,
     )
+
+
+def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:
+    """When only consequences were found: the earliest one whose rule says what it means on its own (`alone`:
+    a lone watchdog timeout is a collective hang; a process that died without a word was killed from outside),
+    as a low-confidence root cause in that category with that next step; None when no such consequence."""
+    lone = [g for gs in ranked.values() for g in gs
+            if g.first.match is not None and g.first.match.rule.alone_category]
+    if not lone:
+        return None
+    g = min(lone, key=lambda g: g.first.order)
+    rule = g.first.match.rule
+    f = to_finding(g)
+    return replace(f, category=rule.alone_category, fix=Fix(rule.alone_text or f.fix.text), confidence="low",
+                   confidence_reason=f"only consequences were found; rule {rule.id} on its own points to "
+                                     f"{rule.alone_category}")
 
 
 def _confidence(c: Candidate) -> tuple[str, str]:

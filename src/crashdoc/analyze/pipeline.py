@@ -12,7 +12,7 @@ from typing import Any, BinaryIO
 
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
-from crashdoc.analyze.findings import attempt_verdicts, summary, to_finding
+from crashdoc.analyze.findings import attempt_verdicts, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
 from crashdoc.kb.knowledge import KnowledgeBase
@@ -258,7 +258,10 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
     else:
         for gs in ranked.values():
             findings.extend(to_finding(g) for g in gs[:5])
-        if findings:
+        root = lone_consequence(ranked)
+        if root is not None:
+            findings = [root, *(f for f in findings if f.fingerprint != root.fingerprint)]
+        elif findings:
             skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
                                    "that started the failure was printed earlier than what was captured"))
     if p.omitted:

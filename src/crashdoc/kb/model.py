@@ -85,6 +85,11 @@ class Rule:
     patterns: tuple[re.Pattern[str], ...] = field(compare=False, repr=False, hash=False)
     any_level: bool = False
     """The cause keeps its priority on an INFO/WARNING line (by default such a line yields to real errors)."""
+    alone_category: str | None = None
+    """A consequence that says something on its own: when nothing else is found, it is reported (low
+    confidence) in this category ..."""
+    alone_text: str | None = None
+    """... with this next step (e.g. a lone watchdog timeout: a collective hang)."""
 
     @property
     def is_consequence(self) -> bool:

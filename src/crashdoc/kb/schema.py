@@ -22,7 +22,7 @@ from crashdoc.kb.model import (
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
-          "references", "examples")
+          "references", "examples", "alone")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
@@ -140,6 +140,14 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
     elif folder is not None and folder != category:
         problems.append(f"{where}: category '{category}' but the file is in folder '{folder}'; "
                         f"move it to {category}/ or fix the category")
+    alone = data.get("alone")
+    if alone is not None:
+        if role != "consequence":
+            problems.append(f"{where}: 'alone' is for consequence rules; remove it or set 'role: consequence'")
+        if not isinstance(alone, dict) or alone.get("category") not in CATEGORIES or not isinstance(
+                alone.get("text"), str) or set(alone) - {"category", "text"}:
+            problems.append(f"{where}: 'alone' needs 'category' (one of the categories) and 'text' (the next step "
+                            "when this consequence is the only error found)")
     if role not in ROLES:
         problems.append(f"{where}: missing or invalid 'role'; add 'role: cause' (or 'role: consequence' "
                         "for a wrapper message that is never the root cause)")
@@ -208,6 +216,7 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         exceptions=tuple(_as_list(match.get("exception"))), regexes=regexes,
         ignore_case=bool(match.get("ignore_case", False)),
         any_level=bool(match.get("any_level", False)),
+        alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(re.compile(rx, flags) for rx in regexes),
     )
