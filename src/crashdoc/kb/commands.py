@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.kb.loader import load_dirs, package_rules_dir, user_rule_dirs
+from crashdoc.kb.model import Rule
+from crashdoc.kb.redos import slow_line
 
 
 def list_rules(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -31,11 +35,24 @@ def validate(dirs: list[Path] | None = None) -> list[str]:
     package = (package_rules_dir(), False)
     if dirs is None:
         chosen = [package] + [(d, True) for d in user_rule_dirs()]
-        return list(load_dirs(chosen).problems)
+        result = load_dirs(chosen)
+        return list(result.problems) + _slow(result.rules)
     user = [(Path(d), True) for d in dirs]
     result = load_dirs(user)
     packaged = {r.id: r.path for r in load_dirs([package]).rules}
     clashes = [f"{r.path}: rule id '{r.id}' is already used by the packaged rule {packaged[r.id]}; "
                "choose another id (and rename the file)" for r in result.rules if r.id in packaged]
     problems = list(result.problems)
-    return problems + clashes
+    return problems + clashes + _slow(result.rules)
+
+
+def _slow(rules: Sequence[Rule]) -> list[str]:
+    """Regexes that are not linear-time on adversarial lines (kb/redos.py)."""
+    out = []
+    for rule in rules:
+        for i, rx in enumerate(rule.regexes):
+            slow = slow_line(rx, re.IGNORECASE if rule.ignore_case else 0)
+            if slow:
+                out.append(f"{rule.path}: match.regex[{i}] is not linear-time ({slow}); remove nested or "
+                           "overlapping quantifiers, bound a run ({0,400}) or start it at a word boundary")
+    return out

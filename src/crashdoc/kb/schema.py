@@ -19,6 +19,7 @@ from crashdoc.kb.model import (
     Lookup,
     Rule,
 )
+from crashdoc.kb.redos import linear_start
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
@@ -218,5 +219,5 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         any_level=bool(match.get("any_level", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
-        path=where, patterns=tuple(re.compile(rx, flags) for rx in regexes),
+        path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
     )
