@@ -18,19 +18,24 @@ from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
+from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.records import parse_json_lines
-from crashdoc.parse.scan import MAX_LINE, Scanner
+from crashdoc.parse.scan import Scanner
 from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header
 
+JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'), before=0, after=0)
+"""Journal records whose text a raw scan cannot see (a MESSAGE stored as bytes: control characters, non-UTF-8;
+or omitted, over 4 KiB): always decoded."""
 
-def make_scanner(kb: KnowledgeBase) -> Scanner:
-    """A scanner whose hot lines include every rule's regex.
+
+def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
+    """A scanner whose hot lines include every rule's regex (and, for JSON lines, the records it cannot read).
 
     NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
     log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
     """
-    return Scanner(extra_patterns=tuple(kb.scan_patterns()))
+    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(JSON_RECORDS,) if json_lines else ())
 
 
 class _Memo:
@@ -210,20 +215,16 @@ def feed_records(p: Analysis, records: Iterable[Mapping[str, Any]]) -> None:
 
 
 def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
-    """A byte stream: JSON lines (journal export, docker json-file) record by record, else text through the block
-    scanner (only the hot lines are decoded and parsed); then the end of the evidence."""
-    if not json_lines:
-        parser = LineParser()
-        for hot in p.scanner.lines(stream):
+    """A byte stream through the block scanner: only the hot lines and their windows are decoded and parsed.
+
+    Text lines go to the line parser; JSON lines (journal export, docker json-file) are scanned raw like text,
+    and only the hot records are decoded (raw-scan-first: a healthy record costs no JSON decoding)."""
+    parser = LineParser()
+    for hot in p.scanner.lines(stream):
+        if not json_lines:
             p.feed(parser.parse(hot.lineno, hot.data), hot.mask)
-        p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
-        p.finish()
-        return
-    lineno = 0
-    for data in stream:
-        lineno += 1
-        p.bytes += len(data)
-        data = data.rstrip(b"\r\n")[:MAX_LINE]
+            continue
+        data = hot.data.rstrip(b"\r")
         lines: list[LogLine] = []
         if data.startswith(b"{"):
             try:  # a raw non-UTF-8 byte inside a record must not lose the record
@@ -231,9 +232,9 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
             except ValueError:
                 rec = None
             if isinstance(rec, dict):
-                lines = _record_lines(p, lineno, rec)
-        _feed(p, lines or [parse_line(lineno, data)])
-    p.lines = lineno
+                lines = _record_lines(p, hot.lineno, rec)
+        _feed(p, lines or [parse_line(hot.lineno, data)])
+    p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
     p.finish()
 
 

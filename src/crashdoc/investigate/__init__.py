@@ -41,8 +41,9 @@ def _is_json(stream: BinaryIO) -> bool:
 def diagnose_stream(stream: BinaryIO, source: str, kb: KnowledgeBase | None = None) -> Diagnosis:
     """Read a whole log (text, journal JSON, docker json-file) and diagnose it."""
     kb = _load_kb(kb)
-    p = Analysis(kb, make_scanner(kb))
-    feed_stream(p, stream, json_lines=_is_json(stream))
+    json_lines = _is_json(stream)
+    p = Analysis(kb, make_scanner(kb, json_lines=json_lines))
+    feed_stream(p, stream, json_lines=json_lines)
     diag = diagnosis(p, source)
     problem = getattr(stream, "problem", None)
     if problem and p.lines == 0:
