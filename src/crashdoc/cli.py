@@ -78,9 +78,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         if not os.path.exists(target) and target != "-":
             raise InputError(f"{target}: no such file (and it does not look like a systemd unit name)")
         from crashdoc.investigate import run
+        from crashdoc.report.progress import progress_for
         from crashdoc.sources.file import FileSource
 
-        diag = run(FileSource(target), kb=kb)
+        bar = progress_for(target, args.format)
+        if bar is None:
+            diag = run(FileSource(target), kb=kb)
+        else:
+            with bar:
+                diag = run(FileSource(target, on_read=bar.advance), kb=kb)
     if args.env and not args.python:
         args.python = diag.unit.python if diag.unit is not None else None
         if not args.python:

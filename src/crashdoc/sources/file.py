@@ -7,7 +7,7 @@ import io
 import os
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import BinaryIO
 
@@ -191,12 +191,47 @@ class Tolerant:
 
 
 class FileSource(ByteSource):
-    """A log file (plain or gzip) or, for `-`, standard input."""
+    """A log file (plain or gzip) or, for `-`, standard input; `on_read` (bytes read) drives a progress bar."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, on_read: Callable[[int], None] | None = None) -> None:
         self.path = path
         self.label = "standard input" if path == "-" else path
+        self.on_read = on_read
 
     def open(self) -> AbstractContextManager[BinaryIO]:
         """The file's bytes (gzip decompressed); raises InputError when it cannot be read."""
-        return open_input(self.path)
+        stream = open_input(self.path)
+        if self.on_read is None:
+            return stream
+        return Metered(stream, self.on_read)  # type: ignore[return-value]
+
+
+class Metered(io.RawIOBase):
+    """A stream that reports how many bytes were read so far (for a progress bar), otherwise the stream itself."""
+
+    def __init__(self, stream: BinaryIO, on_read: Callable[[int], None]) -> None:
+        super().__init__()
+        self._stream = stream
+        self._on_read = on_read
+        self.problem = getattr(stream, "problem", None)
+
+    def readable(self) -> bool:
+        """Always."""
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        """Read, and report the bytes."""
+        data = self._stream.read(n)
+        self._on_read(len(data))
+        self.problem = getattr(self._stream, "problem", None)
+        return data
+
+    def peek(self, n: int = 1) -> bytes:
+        """Look ahead without consuming (nothing is reported)."""
+        peek = getattr(self._stream, "peek", None)
+        return peek(n) if peek is not None else b""
+
+    def close(self) -> None:
+        """Close the stream underneath."""
+        self._stream.close()
+        super().close()
