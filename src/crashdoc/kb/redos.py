@@ -14,7 +14,9 @@ import time
 from collections.abc import Iterator
 
 LIMIT = 0.05
-"""Seconds one search may take on one adversarial line."""
+"""Seconds one search may take on one adversarial line of 16 KiB."""
+FLOOR = 0.002
+"""Below this a search is too quick to time reliably."""
 SIZES = (8, 12, 16, 20, 24, 28, 32, 48, 64, 128, 512, 2048, 8192, 16384)
 _LITERAL = re.compile(r"(?:\\b)?((?:[A-Za-z0-9_ :'=,-]|\\[.()\[\]{}|?*+^$/-])+)")
 
@@ -76,11 +78,12 @@ def _best(rx: re.Pattern[str], line: str, tries: int = 3) -> float:
 
 
 def slow_line(pattern: str, flags: int = 0, limit: float = LIMIT) -> str | None:
-    """None when `pattern` stays fast on every adversarial line; else which line, how long, how slow.
+    """None when `pattern` stays linear and fast on every adversarial line; else which line, how long.
 
-    A line that takes over `limit` is timed again (best of 3) beside the line of half its length: a pattern is
-    reported only when it is over the limit AND its time grows faster than the line (more than 2.8x for 2x
-    the length), so a busy machine slows a linear pattern without failing it.
+    Decided on growth, so that a busy machine cannot fail a linear pattern: a line that takes over FLOOR is
+    timed again (best of 3) beside the line before it; the pattern is reported when its time grows faster than
+    the line (more than 1.4 times the length ratio: polynomial or exponential) and takes over `limit` / 2, or
+    when even a linear search takes more than 4 x `limit` on one line.
     """
     rx = re.compile(linear_start(pattern), flags)
     for what, head, unit, tail in _lines(pattern):
@@ -89,10 +92,11 @@ def slow_line(pattern: str, flags: int = 0, limit: float = LIMIT) -> str | None:
             line = _line(head, unit, tail, n)
             t0 = time.perf_counter()
             rx.search(line)
-            if time.perf_counter() - t0 > limit:
+            if time.perf_counter() - t0 > FLOOR and previous:
                 took = _best(rx, line)
-                half = _best(rx, _line(head, unit, tail, previous)) if previous else 0.0
-                if took > limit and (half == 0.0 or took / max(half, 1e-9) > 2.8 * n / max(previous, 1) / 2):
-                    return f"{took * 1000:.0f} ms on {what} of {len(line)} characters"
+                before = _best(rx, _line(head, unit, tail, previous))
+                grows = took / max(before, 1e-9) > 1.4 * n / previous
+                if (grows and took > limit / 2) or took > 4 * limit:
+                    return f"{took * 1000:.0f} ms on {what} of {len(line)} characters, growing faster than the line"
             previous = n
     return None
