@@ -228,6 +228,15 @@ def cmd_rules(args: argparse.Namespace) -> int:
             print(f"all rules valid ({len(_load_kb(args).rules)} rules)")
         return 1 if errors else 0
     kb = _load_kb(args)
+    if args.rules_cmd == "coverage":
+        from crashdoc.evaluate.coverage import coverage, render_text, to_json
+
+        try:
+            cov = coverage(kb, project=args.project)
+        except ValueError as exc:
+            raise InputError(str(exc)) from exc
+        print(json.dumps(to_json(cov), indent=2) if args.format == "json" else render_text(cov))
+        return ExitStatus.ROOT_CAUSE
     if args.rules_cmd == "list":
         rules = commands.list_rules(kb)
         if args.format == "json":
@@ -305,9 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
     sc.set_defaults(func=cmd_schema)
 
     r = sub.add_parser("rules", help="list, validate or test the knowledge base rules")
-    r.add_argument("rules_cmd", choices=("list", "validate", "test"))
+    r.add_argument("rules_cmd", choices=("list", "validate", "test", "coverage"),
+                   help="coverage: the engines' message inventory through the rules, per project")
     r.add_argument("--format", "-f", choices=("terminal", "json"), default="terminal")
     r.add_argument("--rules", action="append", metavar="DIR")
+    r.add_argument("--project", metavar="P", help="coverage: only this project of the inventory")
     r.set_defaults(func=cmd_rules)
     for hook in EXTRA_COMMANDS:
         hook(sub)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from crashdoc.kb.loader import (
@@ -69,14 +70,18 @@ class KnowledgeBase:
         return [m for m in found if m is not None]
 
     def scan_patterns(self) -> list[str]:
-        """Every rule regex in scanner-safe form (see :mod:`crashdoc.kb.scan`), deduplicated.
+        """Every rule regex in scanner-safe form (see :mod:`crashdoc.kb.scan`), deduplicated (computed once).
 
         Rules matched by exception type only contribute ``\\b(?:TypeName)\\b``.
         """
+        return list(self._scan_patterns)
+
+    @cached_property
+    def _scan_patterns(self) -> tuple[str, ...]:
         out: list[str] = []
         for rule in self.rules:
             candidates = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
             if not rule.regexes and rule.exceptions:
                 candidates = [exception_pattern(rule.exceptions)]
             out.extend(p for p in candidates if p and p not in out)
-        return out
+        return tuple(out)

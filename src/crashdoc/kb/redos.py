@@ -71,16 +71,17 @@ def _line(head: str, unit: str, tail: str, n: int) -> str:
 def _best(rx: re.Pattern[str], line: str, tries: int = 3) -> float:
     best = float("inf")
     for _ in range(tries):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         rx.search(line)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.thread_time() - t0)
     return best
 
 
 def slow_line(pattern: str, flags: int = 0, limit: float = LIMIT) -> str | None:
     """None when `pattern` stays linear and fast on every adversarial line; else which line, how long.
 
-    Decided on growth, so that a busy machine cannot fail a linear pattern: a line that takes over FLOOR is
+    Timed in CPU time of this thread (other processes on a busy machine do not count) and decided on growth,
+    so that a busy machine cannot fail a linear pattern: a line that takes over FLOOR is
     timed again (best of 3) beside the line before it; the pattern is reported when its time grows faster than
     the line (more than 1.4 times the length ratio: polynomial or exponential) and takes over `limit` / 2, or
     when even a linear search takes more than 4 x `limit` on one line.
@@ -90,9 +91,9 @@ def slow_line(pattern: str, flags: int = 0, limit: float = LIMIT) -> str | None:
         previous = 0
         for n in SIZES:
             line = _line(head, unit, tail, n)
-            t0 = time.perf_counter()
+            t0 = time.thread_time()
             rx.search(line)
-            if time.perf_counter() - t0 > FLOOR and previous:
+            if time.thread_time() - t0 > FLOOR and previous:
                 took = _best(rx, line)
                 before = _best(rx, _line(head, unit, tail, previous))
                 grows = took / max(before, 1e-9) > 1.4 * n / previous
