@@ -15,7 +15,7 @@ into plain groups ``(...)`` for the scanner, which never needs the captured text
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 
 
 def _walk(regex: str) -> tuple[str, str | None]:
@@ -73,7 +73,7 @@ def unsupported_construct(regex: str) -> str | None:
     return _walk(regex)[1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def to_scan_pattern(regex: str, ignore_case: bool = False) -> str | None:
     """Return *regex* without named groups (``(?i)`` prefixed if needed), or None to skip it."""
     pattern, bad = _walk(regex)
