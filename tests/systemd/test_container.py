@@ -15,7 +15,7 @@ import pytest
 
 from crashdoc.sources.unit import read_unit_state, unit_python
 from crashdoc.transport import SshRunner, parse_target
-from tests.support.container import UNIT, Container
+from tests.fixtures.container import UNIT, Container
 from tests.systemd.conftest import run_cli
 
 pytestmark = [pytest.mark.host, pytest.mark.slow]
