@@ -2,7 +2,7 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap
+APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap podman runc
 
 .PHONY: demo dev test lint system-deps rules corpus bench clean
 

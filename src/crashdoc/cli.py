@@ -72,7 +72,16 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         target = "-"
     kb = _load_kb(args)
     journal_args = _journal_args(args)
-    if args.host or journal_args or _looks_like_unit(target):
+    from crashdoc.sources.container import container_target
+
+    container = container_target(target) if not os.path.exists(target) else None
+    if container is not None:
+        from crashdoc.investigate.container import diagnose_container
+        from crashdoc.transport import runner_for
+
+        diag = diagnose_container(runner_for(args.host), container[0], container[1], kb=kb, freeze=args.freeze,
+                                  since=args.since, announce=_stderr)
+    elif args.host or journal_args or _looks_like_unit(target):
         diag = _diagnose_unit(args, target, kb, journal_args)
     else:
         if not os.path.exists(target) and target != "-":
@@ -102,7 +111,7 @@ def _emit(diag: Diagnosis, args: argparse.Namespace) -> int:
     try:
         from crashdoc.report import render
 
-        render(diag, args.format, out, args.width)
+        render(diag, args.format, out, args.width, redact=not getattr(args, "no_redact", False))
     finally:
         if out is not sys.stdout:
             out.close()
@@ -269,10 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     d = sub.add_parser("diagnose", help="diagnose a log file, standard input, or a systemd unit", epilog=EPILOG)
-    d.add_argument("target", nargs="?", help="log file (plain or .gz), '-' for standard input, or a systemd unit")
+    d.add_argument("target", nargs="?", help="log file (plain or .gz), '-' for standard input, a systemd unit, or "
+                   "a container: docker:NAME, podman:NAME")
     d.add_argument("--format", "-f", choices=FORMATS, default="terminal")
     d.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     d.add_argument("--width", type=int, help="terminal report width")
+    d.add_argument("--no-redact", action="store_true",
+                   help="keep tokens, keys and passwords in the report (by default they are replaced by placeholders)")
     d.add_argument("--rules", action="append", metavar="DIR", help="extra rule folder (repeatable; also CRASHDOC_RULES)")
     d.add_argument("--host", metavar="[USER@]HOST[:PORT]", help="read the unit on this host over ssh")
     d.add_argument("--since", help="journal window start for a unit (journalctl --since syntax)")
@@ -308,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", "-f", choices=FORMATS, default="terminal")
     v.add_argument("--output", "-o", metavar="FILE")
     v.add_argument("--width", type=int)
+    v.add_argument("--no-redact", action="store_true", help="keep secrets in the report")
     v.set_defaults(func=cmd_env)
 
     sc = sub.add_parser("schema", help="print the JSON Schema of `diagnose --format json` (crashdoc.diagnosis/1)")

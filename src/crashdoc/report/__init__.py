@@ -7,8 +7,9 @@ from typing import TextIO
 from crashdoc.model import Diagnosis
 from crashdoc.report.interface import Renderer
 from crashdoc.report.json import JsonRenderer, to_dict
+from crashdoc.report.redact import redact_diagnosis
 
-__all__ = ["Renderer", "JsonRenderer", "to_dict", "render", "renderer_for"]
+__all__ = ["Renderer", "JsonRenderer", "to_dict", "render", "renderer_for", "redact_diagnosis"]
 
 
 def renderer_for(fmt: str, **options: object) -> Renderer:
@@ -26,8 +27,16 @@ def renderer_for(fmt: str, **options: object) -> Renderer:
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None) -> None:
-    """Write `diag` in `fmt` (terminal, json, markdown) to `out`: the one report writer of every command."""
+def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None, redact: bool = True) -> None:
+    """Write `diag` in `fmt` (terminal, json, markdown) to `out`: the one report writer of every command.
+
+    With `redact` (the default) every string of the report has its secrets replaced first (report/redact.py),
+    and the report says how many; `redact=False` is for local use (`--no-redact`)."""
+    count = 0
+    if redact:
+        diag, count = redact_diagnosis(diag)
     opts = {"width": width} if fmt == "terminal" else {}
-    renderer_for(fmt, **opts).render(diag, out)
+    renderer = renderer_for(fmt, **opts)
+    renderer.redactions = count
+    renderer.render(diag, out)
     out.flush()

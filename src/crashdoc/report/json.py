@@ -69,8 +69,9 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def to_dict(diag: Diagnosis) -> dict[str, Any]:
-    """The whole diagnosis as the contract's JSON object."""
+def to_dict(diag: Diagnosis, redactions: int = 0) -> dict[str, Any]:
+    """The whole diagnosis as the contract's JSON object; `redactions`: how many distinct secrets the redactor
+    replaced in `diag` (0 when it did not run)."""
     out: dict[str, Any] = {
         "schema": SCHEMA,
         "crashdoc": __version__,
@@ -81,6 +82,7 @@ def to_dict(diag: Diagnosis) -> dict[str, Any]:
         "attempts": [attempt_dict(a) for a in diag.attempts],
         "skipped": [_skipped(s) for s in diag.skipped],
         "input": {"lines": diag.lines_read, "bytes": diag.bytes_read},
+        "redactions": redactions,
     }
     for sec in diag.sections:
         out[sec.key] = _section(sec)
@@ -99,5 +101,5 @@ class JsonRenderer(Renderer):
 
     def render(self, diag: Diagnosis, out: TextIO) -> None:
         """Write the JSON object and a newline."""
-        out.write(_json.dumps(to_dict(diag), indent=2, ensure_ascii=True))
+        out.write(_json.dumps(to_dict(diag, self.redactions), indent=2, ensure_ascii=True))
         out.write("\n")

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from crashdoc.model import Diagnosis
 from crashdoc.report.interface import Renderer
-from crashdoc.report.safe import safe
+from crashdoc.report.safe import redacted_note, safe
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
 
@@ -37,6 +37,8 @@ class MarkdownRenderer(Renderer):
         """Write the report."""
         w = out.write
         w(f"# crashdoc report: `{_inline(diag.source)}`\n\n")
+        if self.redactions:
+            w(f"*{redacted_note(self.redactions)}.*\n\n")
         for sec in diag.sections:
             w(f"## {_prose(sec.title)}\n\n")
             for ln in sec.lines:

@@ -13,3 +13,8 @@ def safe(text: str | None, limit: int = MAX_SHOWN) -> str:
         return ""
     s = visible(strip_ansi(text)).replace("\n", "\\n").replace("\t", " ")
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def redacted_note(count: int) -> str:
+    """`3 secrets redacted`: what a report says when the redactor replaced values."""
+    return f"{count} secret{'' if count == 1 else 's'} redacted"

@@ -14,7 +14,7 @@ from rich.text import Text
 from crashdoc.model import Diagnosis, Finding
 from crashdoc.parse.lines import parse_line
 from crashdoc.report.interface import Renderer
-from crashdoc.report.safe import safe
+from crashdoc.report.safe import redacted_note, safe
 
 
 def _where(f: Finding, n_attempts: int) -> list[str]:
@@ -67,6 +67,8 @@ class TerminalRenderer(Renderer):
                        emoji=False, no_color=not color, force_terminal=color, soft_wrap=False)
         label = lambda s: Text(f"{s:<9}", style="bold")  # noqa: E731
         con.print(Text(f"crashdoc: {safe(diag.source, 200)}", style="dim"))
+        if self.redactions:
+            con.print(Text(f"{redacted_note(self.redactions)} (placeholders <redacted:KIND:N>)", style="dim"))
         for sec in diag.sections:
             con.print(Text(safe(sec.title, 200), style="bold cyan"))
             for ln in sec.lines:
