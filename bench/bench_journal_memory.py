@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fixtures.journal_files import JournalBuilder, available  # noqa: E402 - after the path set-up
+from tests.support.journal_files import JournalBuilder, available  # noqa: E402 - after the path set-up
 
 SECOND = 1_000_000
 NOISE = [

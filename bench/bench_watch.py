@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """How long from a crash to the printed diagnosis: `crashdoc run`, `crashdoc watch --file`, `crashdoc watch UNIT`.
 
-Each case is run N times with the fake vLLM server of tests/watch/fake_server.py (API server, engine core and 4
+Each case is run N times with the vLLM stand-in server of tests/support/vllm_standin.py (API server, engine core and 4
 worker processes; a worker fails with flashinfer's version check, hidden under two wrapper errors):
 
-  run          `crashdoc run -- fake_server.py`: from the server's exit (it writes time.time() just before it
+  run          `crashdoc run -- vllm_standin.py`: from the server's exit (it writes time.time() just before it
                exits) to the moment crashdoc's stderr shows the root cause line.
   watch-file   `crashdoc watch --file LOG`: the benchmark writes a recorded crash log into LOG at the pace the
                server wrote it; from the moment its last line (the crash) is written to the root cause on stdout.
@@ -32,7 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.watch.helpers import fake, free_port, start_crashdoc, stop  # noqa: E402 - after the path set-up
+from tests.support.net import free_port  # noqa: E402 - after the path set-up
+from tests.support.vllm_standin import command as standin  # noqa: E402
+from tests.watch.helpers import start_crashdoc, stop  # noqa: E402
 
 GOAL = 2.0
 ROOT_CAUSE = r"flashinfer-cubin version \(0\.6\.3\) does not match"
@@ -41,7 +43,7 @@ ROOT_CAUSE = r"flashinfer-cubin version \(0\.6\.3\) does not match"
 def bench_run(tmp: Path) -> float:
     stamp = tmp / "exit"
     stamp.unlink(missing_ok=True)
-    live = start_crashdoc("run", "--display", "plain", "--", *fake("--port", str(free_port()), "--exit-stamp", str(stamp)))
+    live = start_crashdoc("run", "--display", "plain", "--", *standin("--port", str(free_port()), "--exit-stamp", str(stamp)))
     try:
         shown = live.err.wait_for(r"^\s+RuntimeError: " + ROOT_CAUSE, timeout=60)
         live.wait(30)
@@ -51,8 +53,8 @@ def bench_run(tmp: Path) -> float:
 
 
 def _recorded_crash_log(tmp: Path) -> list[tuple[float, bytes]]:
-    """One real run of the fake server, with the time each line came (replayed at the same pace)."""
-    proc = subprocess.Popen(fake("--port", str(free_port())), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    """One real run of the stand-in server, with the time each line came (replayed at the same pace)."""
+    proc = subprocess.Popen(standin("--port", str(free_port())), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.stdout is not None
     t0 = time.time()
     lines = [(time.time() - t0, line) for line in proc.stdout]
@@ -105,7 +107,7 @@ def bench_watch_unit(tmp: Path) -> float | None:
     try:
         live.err.wait_for("watching fake-llm.service")
         time.sleep(0.5)
-        t = threading.Thread(target=journal.run_attempt, args=(fake("--port", str(free_port())),),
+        t = threading.Thread(target=journal.run_attempt, args=(standin("--port", str(free_port())),),
                              kwargs={"restart_counter": 1}, daemon=True)
         t.start()
         shown = live.out.wait_for(r"^\s+RuntimeError: " + ROOT_CAUSE, timeout=60)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.sshd import SSHD, SshServer, start_sshd
+from tests.support.sshd import SSHD, SshServer, start_sshd
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -140,37 +140,38 @@ def test_forged_report_lines_and_markdown_injection_are_neutralised(tmp_path: Pa
     "setup,status,needle",
     [
         ("bad-gzip", 2, "nothing could be read"),
-        ("stdin-closed", 2, "standard input is closed"),
         ("bad-rules", 2, "missing 'category'"),
     ],
 )
 def test_unreadable_inputs_exit_2(tmp_path: Path, setup: str, needle: str, status: int) -> None:
-    import subprocess
-    import sys
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     if setup == "bad-gzip":
         p = tmp_path / "bad.gz"
         p.write_bytes(b"\x1f\x8b" + b"garbage" * 10)
         args = [str(p)]
-    elif setup == "stdin-closed":
-        args = ["-"]
     else:
         (tmp_path / "x").mkdir()
         (tmp_path / "x" / "y.yaml").write_text("id: y\n")
         args = [str(SAMPLE), "--rules", str(tmp_path)]
-    cmd = [sys.executable, "-m", "crashdoc", "diagnose", *args]
-    if setup == "stdin-closed":
-        r = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *cmd], capture_output=True, text=True, env=env, check=False)
-    else:
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    assert r.returncode == status and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+    r = crashdoc("diagnose", *args)
+    assert r.status == status and needle in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_closed_stdin_exits_2() -> None:
+    import subprocess
+    import sys
+
+    # a real process: its standard input (fd 0) is closed, which no in-process runner can give it
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    cmd = [sys.executable, "-m", "crashdoc", "diagnose", "-"]
+    r = subprocess.run(["sh", "-c", 'exec "$@" <&-', "sh", *cmd], capture_output=True, text=True, env=env, check=False)
+    assert r.returncode == 2 and "standard input is closed" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def test_closed_pipe_keeps_the_exit_status() -> None:
     import subprocess
     import sys
 
+    # a real process: its stdout is a pipe that `head` closes early
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" -m crashdoc diagnose "{SAMPLE}" | head -1; echo "${{PIPESTATUS[0]}}"'],
                        capture_output=True, text=True, env=env, check=False)

@@ -5,7 +5,6 @@ and RECORD verification of a full torch install (torch 2.13.0 CPU, cached venv).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from tests.envdoctor.builders import (
     site_packages,
 )
 from tests.envdoctor.conftest import ASSETS
+from tests.support.cli import Run, run_cli
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,19 +98,18 @@ def test_real_diagnosis_is_confirmed(flashinfer_venv):
 # ------------------------------------------------------------------ through the CLI (skipped until it is wired)
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environ = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "crashdoc", *args], capture_output=True, text=True, env=environ,
-                          timeout=600, cwd=ROOT)
+def _cli(*args: str, env: dict[str, str] | None = None) -> Run:
+    """`crashdoc ARGS` in-process: the checks run the venv's Python as their own process, crashdoc need not."""
+    return run_cli(*args, env=env, cwd=ROOT)
 
 
 def _needs_cli(*words: str) -> None:
     help_text = _cli(words[0], "--help")
-    if help_text.returncode != 0 or not all(w in help_text.stdout for w in words[1:]):
+    if help_text.status != 0 or not all(w in help_text.stdout for w in words[1:]):
         pytest.skip(f"`crashdoc {' '.join(words)}` is not wired in crashdoc.cli yet")
 
 
-def _assert_cli_done(out: subprocess.CompletedProcess[str], edited: Path) -> None:
+def _assert_cli_done(out: Run, edited: Path) -> None:
     texts = list(_strings(json.loads(out.stdout)))
     assert any(t == FIX or FIX in t for t in texts), out.stdout[:2000]
     assert any(str(edited) in t and "after install" in t for t in texts), out.stdout[:2000]

@@ -11,7 +11,7 @@ from crashdoc.envdoctor import check_environment
 from crashdoc.errors import TransportError
 from crashdoc.transport import runner_for
 from tests.envdoctor.builders import Pkg
-from tests.fixtures.sshd import free_port
+from tests.support.net import free_port
 
 
 def test_probe_over_ssh_sees_the_same_venv(make_env, sshd):

@@ -1,22 +1,15 @@
-"""Fixtures for the systemd tests: real journal files, a booted Debian container, the crashdoc CLI."""
+"""Fixtures for the systemd tests: real journal files, a booted Debian container (the CLI: helpers.py)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.fixtures import journal_files
-from tests.fixtures.container import Container, build_rootfs, missing_tools
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support import journal_files
+from tests.support.container import Container, build_rootfs, missing_tools
 
 
 @pytest.fixture(scope="session")
@@ -49,27 +42,3 @@ def container(rootfs: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield box
     finally:
         box.stop()
-
-
-@dataclass
-class CliResult:
-    """What `python -m crashdoc ...` returned."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-    @property
-    def json(self) -> Any:
-        """stdout parsed as JSON."""
-        return json.loads(self.stdout)
-
-
-def run_cli(*args: str, ssh_options: str = "", timeout: float = 300) -> CliResult:
-    """Run `python -m crashdoc ARGS` as a subprocess (PYTHONPATH=src), with CRASHDOC_SSH_OPTIONS."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), CRASHDOC_SSH_OPTIONS=ssh_options, COLUMNS="160")
-    env.pop("CRASHDOC_RULES", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "crashdoc", *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
-    )
-    return CliResult(proc.returncode, proc.stdout, proc.stderr)

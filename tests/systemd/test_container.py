@@ -15,8 +15,8 @@ import pytest
 
 from crashdoc.sources.unit import read_unit_state, unit_python
 from crashdoc.transport import SshRunner, parse_target
-from tests.fixtures.container import UNIT, Container
-from tests.systemd.conftest import run_cli
+from tests.support.container import UNIT, Container
+from tests.systemd.helpers import crashdoc
 
 pytestmark = [pytest.mark.host, pytest.mark.slow]
 
@@ -51,9 +51,9 @@ def _assert_verdict(report: dict, newest_may_be_cut: bool = False) -> None:
 
 
 def test_env_checks_the_interpreter_the_unit_runs(container: Container) -> None:
-    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "--env", "-f", "json",
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--host", container.target(), "--env", "-f", "json",
                   ssh_options=container.ssh_options_env)
-    assert res.returncode == 0, res.stderr
+    assert res.status == 0, res.stderr
     report = res.json
     env = report["environment"]
     assert "/opt/venv/bin/python3" in " ".join(env["lines"]) or "/opt/venv" in json.dumps(env)
@@ -62,9 +62,9 @@ def test_env_checks_the_interpreter_the_unit_runs(container: Container) -> None:
 
 def test_diagnose_over_ssh_names_cause_process_fix_and_attempts(container: Container) -> None:
     before = int(container.show("NRestarts"))
-    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "-f", "json",
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--host", container.target(), "-f", "json",
                   ssh_options=container.ssh_options_env)
-    assert res.returncode == 0, res.stderr
+    assert res.status == 0, res.stderr
     report = res.json
     _assert_verdict(report)
     unit = report["unit"]
@@ -83,8 +83,8 @@ def test_diagnose_over_ssh_names_cause_process_fix_and_attempts(container: Conta
 
 
 def test_terminal_report_says_it_in_one_command(container: Container) -> None:
-    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), ssh_options=container.ssh_options_env)
-    assert res.returncode == 0, res.stderr
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--host", container.target(), ssh_options=container.ssh_options_env)
+    assert res.status == 0, res.stderr
     text = " ".join(res.stdout.split())
     assert "RuntimeError: flashinfer-cubin version (0.6.3)" in text
     assert "Worker_TP2" in text and FIX in text
@@ -104,37 +104,37 @@ def test_same_verdict_from_a_copied_journal(container: Container, tmp_path: Path
     journal = container.journal_dir()
     copy = tmp_path / "journal"
     shutil.copytree(journal, copy)
-    res = run_cli("diagnose", "vllm-kimi-k25", "--file", str(copy / "system.journal"), "-f", "json")
-    assert res.returncode == 0, res.stderr
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--file", str(copy / "system.journal"), "-f", "json")
+    assert res.status == 0, res.stderr
     report = res.json
     _assert_verdict(report)
     assert report["unit"]["state_source"] == "journal"
     assert report["unit"]["python"] == "/opt/venv/bin/python3"
     assert "restart" in report["unit"]["lines"][0]
-    res = run_cli("diagnose", "vllm-kimi-k25", "--directory", str(copy), "-f", "json")
-    assert res.returncode == 0, res.stderr
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--directory", str(copy), "-f", "json")
+    assert res.status == 0, res.stderr
     _assert_verdict(res.json)
 
 
 def test_user_without_journal_access_gets_one_line(container: Container) -> None:
-    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target("alice"), ssh_options=container.ssh_options_env)
-    assert res.returncode == 2
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--host", container.target("alice"), ssh_options=container.ssh_options_env)
+    assert res.status == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     assert "alice" in lines[0] and "systemd-journal" in lines[0] and "usermod -aG systemd-journal alice" in lines[0]
 
 
 def test_unknown_unit_suggests_the_close_name(container: Container) -> None:
-    res = run_cli("diagnose", "vllm-kimi-k2", "--host", container.target(), ssh_options=container.ssh_options_env)
-    assert res.returncode == 2
+    res = crashdoc("diagnose", "vllm-kimi-k2", "--host", container.target(), ssh_options=container.ssh_options_env)
+    assert res.status == 2
     assert res.stderr.strip().count("\n") == 0, res.stderr
     assert "vllm-kimi-k2.service is not known" in res.stderr and "did you mean vllm-kimi-k25.service?" in res.stderr
 
 
 def test_freeze_stops_the_loop_and_says_so(container: Container) -> None:
-    res = run_cli("diagnose", "vllm-kimi-k25", "--host", container.target(), "--freeze", "-f", "json",
+    res = crashdoc("diagnose", "vllm-kimi-k25", "--host", container.target(), "--freeze", "-f", "json",
                   ssh_options=container.ssh_options_env)
-    assert res.returncode == 0, res.stderr
+    assert res.status == 0, res.stderr
     assert f"ssh {container.target()} 'systemctl stop {UNIT}'" in res.stderr  # the exact command, said first
     report = res.json
     _assert_verdict(report, newest_may_be_cut=True)

@@ -13,9 +13,10 @@ from crashdoc.errors import InputError, TransportError
 from crashdoc.investigate.unit import diagnose_unit
 from crashdoc.sources.errors import FreezeRefusedError, NoSystemdError, SystemdTooOldError
 from crashdoc.transport import CommandResult, SshRunner, parse_target
-from tests.fixtures.sshd import SshServer, free_port
+from tests.support.net import free_port
 from tests.support.runners import FakeRunner
-from tests.systemd.conftest import run_cli
+from tests.support.sshd import SshServer
+from tests.systemd.helpers import crashdoc
 from tests.systemd.test_unit_state import SHOW_LOOP
 
 INV = ["0f3c1b9a6e1d4d7cb9a3b7a2f1c0d9e8", "1a2b3c4d5e6f40718293a4b5c6d7e8f9"]
@@ -161,8 +162,8 @@ def test_attempts_must_be_positive() -> None:
 @pytest.mark.host
 def test_ssh_refused_is_one_line() -> None:
     port = free_port()  # nobody listens there
-    res = run_cli("diagnose", "vllm", "--host", f"root@127.0.0.1:{port}")
-    assert res.returncode == 2
+    res = crashdoc("diagnose", "vllm", "--host", f"root@127.0.0.1:{port}")
+    assert res.status == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and "Connection refused" in lines[0] and f"127.0.0.1:{port}" in lines[0]
 
@@ -206,10 +207,10 @@ def test_ssh_timeout_is_one_line(silent_port: int) -> None:
 @pytest.mark.host
 def test_host_without_systemd_over_real_ssh(sshd: SshServer) -> None:
     # this test machine's PID 1 is not systemd (or systemctl is missing): a clear line, not a traceback
-    res = run_cli("diagnose", "vllm", "--host", sshd.target, ssh_options=sshd.options_env)
-    if res.returncode == 0:
+    res = crashdoc("diagnose", "vllm", "--host", sshd.target, ssh_options=sshd.options_env)
+    if res.status == 0:
         pytest.skip("this machine runs systemd as PID 1 and knows vllm.service")
-    assert res.returncode == 2, res.stderr
+    assert res.status == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     assert ("does not run systemd" in lines[0] or "has no systemctl" in lines[0] or "is not known" in lines[0])

@@ -13,7 +13,7 @@ import pytest
 
 from crashdoc.investigate.unit import diagnose_unit
 from crashdoc.transport import LocalRunner
-from tests.fixtures.journal_files import JournalBuilder, journalctl_json, split_line, standin_attempt_lines
+from tests.support.journal_files import JournalBuilder, journalctl_json, split_line, standin_attempt_lines
 
 pytestmark = pytest.mark.host
 

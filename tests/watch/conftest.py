@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.watch.helpers import free_port
+from tests.support.net import free_port
 
 
 @pytest.fixture
 def port() -> int:
-    """A free port for the fake server's health endpoint."""
+    """A free port for the stand-in server's health endpoint."""
     return free_port()

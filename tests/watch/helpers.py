@@ -1,11 +1,12 @@
-"""Helpers for the watch/run tests: the crashdoc CLI (with watch/run registered) as a real subprocess, the fake
-vLLM server, free ports, and a reader that timestamps every line a process writes."""
+"""Helpers for the watch/run tests: the crashdoc CLI in-process (`crashdoc`) or as a real process
+(`crashdoc_process`, `start_crashdoc`), and a reader that timestamps every line a process writes. The server
+they watch is the vLLM stand-in, tests/support/vllm_standin.py."""
 
 from __future__ import annotations
 
 import os
 import re
-import socket
+import signal
 import subprocess
 import sys
 import threading
@@ -15,26 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from tests.support.cli import run_cli
+
 ROOT = Path(__file__).resolve().parents[2]
-FAKE = Path(__file__).resolve().parent / "fake_server.py"
-CLI = [sys.executable, "-m", "tests.watch.cli_entry"]
+CLI = [sys.executable, "-m", "crashdoc"]
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def fake(*args: str) -> list[str]:
-    """argv of the fake server."""
-    return [sys.executable, str(FAKE), *args]
+#: what every crashdoc run here gets: no colour, a fixed width
+SETTINGS = {"COLUMNS": "110", "NO_COLOR": "1"}
 
 
 def env(**extra: str) -> dict[str, str]:
     """The environment for crashdoc subprocesses (repo src first; no colour; a fixed width)."""
-    return {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}", "COLUMNS": "110", "NO_COLOR": "1", **extra}
+    return {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}", **SETTINGS, **extra}
 
 
 @dataclass
@@ -50,8 +44,15 @@ class Result:
         return self.stdout.decode("utf-8", "replace")
 
 
-def crashdoc(*args: str, timeout: float = 90, extra_env: dict[str, str] | None = None, cwd: Path = ROOT) -> Result:
-    """Run `crashdoc ARGS` to its end."""
+def crashdoc(*args: str, extra_env: dict[str, str] | None = None, cwd: Path = ROOT) -> Result:
+    """Run `crashdoc ARGS` to its end, in this process (tests/support/cli.py)."""
+    r = run_cli(*args, env={**SETTINGS, **(extra_env or {})}, cwd=cwd)
+    return Result(r.status, r.stdout_bytes, r.stderr)
+
+
+def crashdoc_process(*args: str, timeout: float = 90, extra_env: dict[str, str] | None = None,
+                     cwd: Path = ROOT) -> Result:
+    """Run `crashdoc ARGS` to its end as a real process (for the tests that need one: each says why)."""
     p = subprocess.run([*CLI, *args], capture_output=True, env=env(**(extra_env or {})), cwd=cwd, timeout=timeout,
                        stdin=subprocess.DEVNULL, check=False)
     return Result(p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"))
@@ -117,10 +118,16 @@ class Live:
         return rc
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: Ctrl-C (SIGINT) as a shell's foreground job gets it, even when this test run
+    was started with SIGINT ignored (a `cmd &` in a script), which Python would otherwise pass on."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_crashdoc(*args: str, extra_env: dict[str, str] | None = None) -> Live:
     """Start `crashdoc ARGS` in the background."""
     proc = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            env=env(**(extra_env or {})), cwd=ROOT)
+                            env=env(**(extra_env or {})), cwd=ROOT, preexec_fn=_default_sigint)
     return Live(proc)
 
 
@@ -136,10 +143,17 @@ def stop(proc: subprocess.Popen[bytes] | None) -> None:
         proc.wait(timeout=10)
 
 
-def kill_group(pid: int) -> None:
-    """SIGKILL a process group we created (leftover fake-server processes)."""
-    import signal
+def wait_for_file(path: Path, timeout: float = 30) -> None:
+    """Wait until `path` exists (a process writes it when something happened)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} did not appear within {timeout} s")
+        time.sleep(0.05)
 
+
+def kill_group(pid: int) -> None:
+    """SIGKILL a process group we created (leftover stand-in server processes)."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from crashdoc.parse.systemd import MSG_PROCESS_EXIT, MSG_RESTART_SCHEDULED, MSG_STARTED, MSG_STARTING, MSG_UNIT_FAILURE
-from tests.fixtures.journal_files import (
+from tests.support.journal_files import (
     JOURNAL_REMOTE,
     available,
     export_record,

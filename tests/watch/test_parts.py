@@ -14,9 +14,7 @@ from crashdoc.errors import InputError
 from crashdoc.watch.capture import Capture
 from crashdoc.watch.health import HealthPoller, check_url, probe
 from crashdoc.watch.splitter import LineSplitter
-from tests.watch.helpers import free_port
-
-# --- capture --------------------------------------------------------------------------------------------------
+from tests.support.net import free_port
 
 
 def test_capture_keeps_everything_while_small() -> None:

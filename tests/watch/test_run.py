@@ -1,5 +1,8 @@
-"""`crashdoc run -- COMMAND`, with real processes: the fake vLLM server (API server, engine core and worker
-processes), shell commands, signals."""
+"""`crashdoc run -- COMMAND`, with real processes: the vLLM stand-in server (API server, engine core and worker
+processes), shell commands, signals.
+
+crashdoc runs in-process (tests/support/cli.py) unless the test needs it as a process of its own: a signal sent to
+it, its stdout as a pipe, or `run` following the live stand-in server with its timing. Those say why."""
 
 from __future__ import annotations
 
@@ -11,7 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from tests.watch.helpers import ROOT, crashdoc, fake, lines_of, start_crashdoc, stop
+import pytest
+
+from tests.support.vllm_standin import command as standin
+from tests.watch.helpers import ROOT, crashdoc, crashdoc_process, lines_of, start_crashdoc, stop, wait_for_file
 
 FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version (0.6.4)"
 
@@ -22,8 +28,9 @@ def test_crash_is_diagnosed_with_the_workers_error(tmp_path: Path, port: int) ->
     transcript = tmp_path / "transcript"
     transcript.mkdir()
     report, log = tmp_path / "r.json", tmp_path / "server.log"
-    res = crashdoc("run", "--report", str(report), "--log", str(log), "--",
-                   *fake("--port", str(port), "--transcript", str(transcript)))
+    # a real process: `run` follows the live stand-in (6 processes) and passes every byte to its stdout pipe
+    res = crashdoc_process("run", "--report", str(report), "--log", str(log), "--",
+                           *standin("--port", str(port), "--transcript", str(transcript)))
     assert res.status == 1, res.stderr
     err = res.stderr
     # the phases, in order, before the diagnosis
@@ -54,9 +61,10 @@ def test_crash_is_diagnosed_with_the_workers_error(tmp_path: Path, port: int) ->
 def test_output_passes_through_byte_for_byte(tmp_path: Path) -> None:
     """Invalid UTF-8, NUL, ANSI, \\r progress bars on stderr, a 200 KiB line, no final newline: the same bytes
     as running the command directly with 2>&1, and its exit status."""
-    argv = fake("--mode", "bytes", "--exit-code", "3", "--step", "0.01")
+    argv = standin("--mode", "bytes", "--exit-code", "3", "--step", "0.01")
     direct = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
-    res = crashdoc("run", "--", *argv)
+    # a real process: its stdout is a pipe, as the command's own is with 2>&1
+    res = crashdoc_process("run", "--", *argv)
     assert direct.returncode == 3 and res.status == 3
     assert res.stdout == direct.stdout
     assert res.stdout.endswith(b"last line without newline") and b"\xff\xfe" in res.stdout
@@ -94,7 +102,8 @@ def test_killed_by_a_signal_is_128_plus_n() -> None:
 
 
 def test_ctrl_c_goes_to_the_command_and_its_exit_is_reported(port: int) -> None:
-    live = start_crashdoc("run", "--health", f"http://127.0.0.1:{port}/health", "--", *fake("--mode", "healthy", "--port", str(port)))
+    # a real process: the test sends it SIGINT (Ctrl-C) while it follows the live stand-in
+    live = start_crashdoc("run", "--health", f"http://127.0.0.1:{port}/health", "--", *standin("--mode", "healthy", "--port", str(port)))
     try:
         live.err.wait_for(r"health .*: up \(HTTP 200\)", timeout=30)
         assert "not up yet (connection refused)" in live.err.text()
@@ -111,13 +120,14 @@ def test_ctrl_c_goes_to_the_command_and_its_exit_is_reported(port: int) -> None:
 
 
 def test_second_ctrl_c_stops_waiting() -> None:
+    # a real process: the test sends it SIGINT twice
     live = start_crashdoc("run", "--", "sh", "-c", "trap '' INT; echo started; sleep 60")
     try:
         live.out.wait_for("started")
         live.proc.send_signal(signal.SIGINT)
         live.err.wait_for("Ctrl-C again stops waiting")
-        time.sleep(0.3)
-        assert live.proc.poll() is None  # the command ignores SIGINT: still waiting
+        with pytest.raises(subprocess.TimeoutExpired):  # the command ignores SIGINT: still waiting
+            live.proc.wait(0.3)
         t = time.time()
         live.proc.send_signal(signal.SIGINT)
         rc = live.wait(10)
@@ -128,22 +138,25 @@ def test_second_ctrl_c_stops_waiting() -> None:
 
 
 def test_command_that_forks_into_the_background_and_exits_0(port: int, tmp_path: Path) -> None:
+    # a real process: `run` follows what the live background server writes after the command exited
     # the background server keeps the output: crashdoc follows it and diagnoses its crash
-    res = crashdoc("run", "--", *fake("--mode", "daemon", "--port", str(port)))
+    res = crashdoc_process("run", "--", *standin("--mode", "daemon", "--port", str(port)))
     assert res.status == 0
     assert "exited 0" in res.stderr and "left processes running in the background" in res.stderr
     assert FLASHINFER in res.stderr.split("diagnosis:", 1)[1]
     # the background server writes elsewhere: crashdoc says where to look
-    res = crashdoc("run", "--", *fake("--mode", "daemon-detached", "--port", str(port),
-                                      "--daemon-log", str(tmp_path / "d.log")))
+    stamp = tmp_path / "detached-exit"
+    res = crashdoc_process("run", "--", *standin("--mode", "daemon-detached", "--port", str(port),
+                                                 "--daemon-log", str(tmp_path / "d.log"), "--exit-stamp", str(stamp)))
     assert res.status == 0
     assert "exited with status 0" in res.stderr and "crashdoc watch --file LOG" in res.stderr
-    time.sleep(2)  # let the detached fake server finish
+    wait_for_file(stamp, timeout=60)  # the detached stand-in server has finished (it writes the stamp as it exits)
 
 
 def test_time_from_exit_to_diagnosis(tmp_path: Path, port: int) -> None:
+    # a real process: the time from the live stand-in's exit to crashdoc's line on its stderr pipe
     stamp = tmp_path / "exit"
-    live = start_crashdoc("run", "--", *fake("--port", str(port), "--exit-stamp", str(stamp)))
+    live = start_crashdoc("run", "--", *standin("--port", str(port), "--exit-stamp", str(stamp)))
     t_diag = live.err.wait_for("Root cause", timeout=60)
     live.wait(30)
     exited = float(stamp.read_text())

@@ -1,6 +1,9 @@
 """`crashdoc watch UNIT --host` against a real systemd: a Debian 12 container booted with systemd-nspawn
-(tests/fixtures/container.py), reached over ssh, running the fake vLLM server as a transient unit
-(`systemd-run`). Real `journalctl -f`, real `systemctl show`, a real restart loop, a real `--freeze-on-crash`."""
+(tests/support/container.py), reached over ssh, running the vLLM stand-in server as a transient unit
+(`systemd-run`). Real `journalctl -f`, real `systemctl show`, a real restart loop, a real `--freeze-on-crash`.
+
+crashdoc runs on this machine and reaches the container over ssh. The watches that follow a live unit run it as
+a real process (they say so); the one-line error runs it in-process (tests/support/cli.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.watch.helpers import FAKE, crashdoc, free_port, start_crashdoc, stop
+from tests.support import vllm_standin
+from tests.support.net import free_port
+from tests.watch.helpers import crashdoc, crashdoc_process, start_crashdoc, stop
 
 pytestmark = [pytest.mark.host, pytest.mark.slow]
 
@@ -22,7 +27,7 @@ FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version
 
 @pytest.fixture(scope="module")
 def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from tests.fixtures.container import Container, build_rootfs, missing_tools
+    from tests.support.container import Container, build_rootfs, missing_tools
 
     missing = missing_tools()
     if missing:
@@ -35,7 +40,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         c.prepare(rootfs)
         # the fixture's own crash-looping unit is not needed here
         (c.root / "etc/systemd/system/multi-user.target.wants/vllm-kimi-k25.service").unlink(missing_ok=True)
-        shutil.copy(FAKE, c.root / "opt/fake_server.py")
+        shutil.copy(vllm_standin.PATH, c.root / "opt/vllm_standin.py")
         c.boot()
         yield c
     finally:
@@ -49,9 +54,10 @@ def _ssh_env(box: object) -> dict[str, str]:
 def test_crash_loop_is_diagnosed_and_frozen(box: object, tmp_path: Path) -> None:
     port = free_port()
     box.ssh("systemd-run", "--unit=fake-llm", "--property=Restart=on-failure", "--property=RestartSec=3",  # type: ignore[attr-defined]
-            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0.2")
+            "/usr/bin/python3", "/opt/vllm_standin.py", "--port", str(port), "--step", "0.2")
     report = tmp_path / "r.json"
-    res = crashdoc("watch", "fake-llm", "--host", box.target(), "--freeze-on-crash",  # type: ignore[attr-defined]
+    # a real process: it follows the live unit's start, its crash and the freeze
+    res = crashdoc_process("watch", "fake-llm", "--host", box.target(), "--freeze-on-crash",  # type: ignore[attr-defined]
                    "--health", f"http://127.0.0.1:{port}/health", "--health-interval", "0.3",
                    "--report", str(report), "--width", "110", extra_env=_ssh_env(box), timeout=120)
     assert res.status == 4, res.stderr
@@ -69,10 +75,10 @@ def test_crash_loop_is_diagnosed_and_frozen(box: object, tmp_path: Path) -> None
 
 def test_healthy_unit_over_ssh(box: object) -> None:
     port = free_port()
-    box.ssh("systemd-run", "--unit=fake-ok", "/usr/bin/python3", "/opt/fake_server.py",  # type: ignore[attr-defined]
+    box.ssh("systemd-run", "--unit=fake-ok", "/usr/bin/python3", "/opt/vllm_standin.py",  # type: ignore[attr-defined]
             "--mode", "healthy", "--port", str(port), "--step", "0.1")
-    try:
-        res = crashdoc("watch", "fake-ok.service", "--host", box.target(),  # type: ignore[attr-defined]
+    try:  # a real process: it follows the live unit until its health endpoint answers
+        res = crashdoc_process("watch", "fake-ok.service", "--host", box.target(),  # type: ignore[attr-defined]
                        "--health", f"http://127.0.0.1:{port}/health", "--health-interval", "0.3",
                        extra_env=_ssh_env(box), timeout=120)
     finally:
@@ -90,7 +96,7 @@ def test_unknown_unit_is_one_line(box: object) -> None:
 def test_watch_begun_during_a_restart_loop_reports_the_failure(box: object) -> None:
     port = free_port()
     box.ssh("systemd-run", "--unit=fake-loop", "--property=Restart=always", "--property=RestartSec=4",  # type: ignore[attr-defined]
-            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0")
+            "/usr/bin/python3", "/opt/vllm_standin.py", "--port", str(port), "--step", "0")
     try:
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -98,7 +104,8 @@ def test_watch_begun_during_a_restart_loop_reports_the_failure(box: object) -> N
             if sub == "auto-restart":
                 break
             time.sleep(0.2)
-        res = crashdoc("watch", "fake-loop", "--host", box.target(), "--format", "json",  # type: ignore[attr-defined]
+        # a real process: it follows the live restart loop
+        res = crashdoc_process("watch", "fake-loop", "--host", box.target(), "--format", "json",  # type: ignore[attr-defined]
                        extra_env=_ssh_env(box), timeout=120)
     finally:
         box.ssh("systemctl", "stop", "fake-loop", check=False)  # type: ignore[attr-defined]
@@ -109,12 +116,13 @@ def test_watch_begun_during_a_restart_loop_reports_the_failure(box: object) -> N
 def test_failed_unit_is_waited_for_and_its_next_start_watched(box: object) -> None:
     port = free_port()
     box.ssh("systemd-run", "--unit=fake-once", "--property=Restart=no", "--property=RemainAfterExit=no",  # type: ignore[attr-defined]
-            "/usr/bin/python3", "/opt/fake_server.py", "--port", str(port), "--step", "0")
+            "/usr/bin/python3", "/opt/vllm_standin.py", "--port", str(port), "--step", "0")
     deadline = time.time() + 30
     while time.time() < deadline:
         if box.ssh("systemctl", "is-failed", "fake-once", check=False).stdout.strip() == "failed":  # type: ignore[attr-defined]
             break
         time.sleep(0.2)
+    # a real process: it waits for the unit's next start, which the test makes, and follows it
     live = start_crashdoc("watch", "fake-once", "--host", box.target(), extra_env=_ssh_env(box))  # type: ignore[attr-defined]
     try:
         live.err.wait_for("waiting for its next start", timeout=60)

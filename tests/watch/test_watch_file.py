@@ -1,4 +1,8 @@
-"""`crashdoc watch --file LOG`: a log file the fake vLLM server writes to while the test runs."""
+"""`crashdoc watch --file LOG`: a log file the vLLM stand-in server writes to while the test runs.
+
+crashdoc runs in-process (tests/support/cli.py) where the log is already written; where it follows a live
+server (or a live pid, or a file the test changes under it) it runs as a real process, as it would beside
+the server, and the test says so."""
 
 from __future__ import annotations
 
@@ -6,10 +10,11 @@ import json
 import os
 import socket
 import subprocess
-import time
 from pathlib import Path
 
-from tests.watch.helpers import crashdoc, fake, free_port, start_crashdoc, stop
+from tests.support.net import free_port
+from tests.support.vllm_standin import command as standin
+from tests.watch.helpers import crashdoc, crashdoc_process, start_crashdoc, stop
 
 FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version (0.6.4)"
 
@@ -17,13 +22,14 @@ FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version
 def _serve_into(log: Path, *args: str) -> subprocess.Popen[bytes]:
     out = open(log, "ab")  # noqa: SIM115 - the child keeps it
     try:
-        return subprocess.Popen(fake(*args), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return subprocess.Popen(standin(*args), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     finally:
         out.close()
 
 
 def test_names_the_workers_error_of_a_file_written_while_watching(tmp_path: Path, port: int) -> None:
     log, report = tmp_path / "vllm.log", tmp_path / "r.json"
+    # a real process: it follows the file while the live stand-in writes it
     live = start_crashdoc("watch", "--file", str(log), "--report", str(report), "--width", "110")
     server = None
     try:
@@ -86,8 +92,8 @@ def test_health_that_never_answers_is_not_up_yet(tmp_path: Path) -> None:
 def test_healthy_server_is_exit_0(tmp_path: Path, port: int) -> None:
     log = tmp_path / "vllm.log"
     server = _serve_into(log, "--mode", "healthy", "--port", str(port), "--health-early", "--step", "0.2")
-    try:
-        res = crashdoc("watch", "--file", str(log), "--health", f"http://127.0.0.1:{port}/health",
+    try:  # a real process: it follows the live stand-in's log and health endpoint as it comes up
+        res = crashdoc_process("watch", "--file", str(log), "--health", f"http://127.0.0.1:{port}/health",
                        "--health-interval", "0.2", "--timeout", "60")
     finally:
         stop(server)
@@ -99,8 +105,8 @@ def test_healthy_server_is_exit_0(tmp_path: Path, port: int) -> None:
 def test_ready_line_without_health_is_up(tmp_path: Path, port: int) -> None:
     log = tmp_path / "vllm.log"
     server = _serve_into(log, "--mode", "healthy", "--port", str(port))
-    try:
-        res = crashdoc("watch", "--file", str(log), "--timeout", "60")
+    try:  # a real process: it follows the live stand-in's log until the ready line
+        res = crashdoc_process("watch", "--file", str(log), "--timeout", "60")
     finally:
         stop(server)
     assert res.status == 0 and "Application startup complete" in res.stderr
@@ -109,8 +115,8 @@ def test_ready_line_without_health_is_up(tmp_path: Path, port: int) -> None:
 def test_keep_watching_catches_a_crash_after_it_was_up(tmp_path: Path, port: int) -> None:
     log = tmp_path / "vllm.log"
     server = _serve_into(log, "--mode", "crash-after-ready", "--port", str(port), "--serve-seconds", "1")
-    try:
-        res = crashdoc("watch", "--file", str(log), "--keep-watching", "--health", f"http://127.0.0.1:{port}/health",
+    try:  # a real process: it keeps following the live stand-in after it was up, until it goes down
+        res = crashdoc_process("watch", "--file", str(log), "--keep-watching", "--health", f"http://127.0.0.1:{port}/health",
                        "--health-interval", "0.2", "--down-after", "1")
     finally:
         stop(server)
@@ -123,8 +129,8 @@ def test_pid_exit_ends_the_attempt(tmp_path: Path) -> None:
     log = tmp_path / "app.log"
     log.write_bytes(b"INFO starting\n")
     proc = subprocess.Popen(["sleep", "1.5"])
-    try:
-        res = crashdoc("watch", "--file", str(log), "--pid", str(proc.pid))
+    try:  # a real process: it follows a live pid until it exits
+        res = crashdoc_process("watch", "--file", str(log), "--pid", str(proc.pid))
     finally:
         stop(proc)
     assert res.status == 4 and f"process {proc.pid} exited" in res.stderr
@@ -133,14 +139,14 @@ def test_pid_exit_ends_the_attempt(tmp_path: Path) -> None:
 def test_truncated_and_rotated_files_are_followed(tmp_path: Path) -> None:
     log = tmp_path / "vllm.log"
     log.write_bytes(b"old line 1\nold line 2\n")
+    # a real process: it follows the file while the test truncates and replaces it
     live = start_crashdoc("watch", "--file", str(log), "--timeout", "20", "--echo")
     try:
         live.err.wait_for("old line 2")
         log.write_bytes(b"")  # copytruncate
-        time.sleep(0.3)
+        live.err.wait_for("was truncated")
         with open(log, "ab") as f:
             f.write(b"after truncate\n")
-        live.err.wait_for("was truncated")
         live.err.wait_for("after truncate")
         os.rename(log, tmp_path / "vllm.log.1")  # rotation: a new file under the same name
         log.write_bytes(b"(APIServer pid=7) INFO 11-30 09:12:05 [api_server.py:1839] vLLM API server version 0.11.2\n"

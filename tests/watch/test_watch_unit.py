@@ -1,6 +1,9 @@
 """`crashdoc watch UNIT --file JOURNAL`: a unit's journal written while the test runs (systemd-journal-remote
-appends the fake server's lines and systemd's records to a .journal file; crashdoc runs `journalctl -f` on it),
-locally and over ssh; and the one-line errors of a unit watch."""
+appends the stand-in server's lines and systemd's records to a .journal file; crashdoc runs `journalctl -f` on it),
+locally and over ssh; and the one-line errors of a unit watch.
+
+The errors run crashdoc in-process (tests/support/cli.py); the watches that follow an attempt as it runs, or get
+a Ctrl-C, run it as a real process, and say so."""
 
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.watch.helpers import crashdoc, fake, free_port, start_crashdoc, stop
+from tests.support.net import free_port
+from tests.support.vllm_standin import command as standin
+from tests.watch.helpers import crashdoc, crashdoc_process, start_crashdoc, stop
 from tests.watch.live_journal import LiveJournal, available
 
 FLASHINFER = "flashinfer-cubin version (0.6.3) does not match flashinfer version (0.6.4)"
@@ -46,11 +51,12 @@ def _attempt(j: LiveJournal, argv: list[str], seen: threading.Event | None = Non
 
 def test_unit_crash_in_a_journal_written_while_watching(journal: LiveJournal, port: int, tmp_path: Path) -> None:
     report = tmp_path / "r.json"
+    # a real process: it follows the journal while the live attempt is written to it
     live = start_crashdoc("watch", "fake-llm", "--file", str(journal.path), "--report", str(report), "--width", "110")
     try:
         live.err.wait_for("watching fake-llm.service")
-        time.sleep(0.5)
-        t = _attempt(journal, fake("--port", str(port), "--step", "0.1"))
+        live.err.wait_for("has no records yet; waiting for them")  # read the (empty) journal: the attempt comes live
+        t = _attempt(journal, standin("--port", str(port), "--step", "0.1"))
         rc = live.wait(60)
         t.join(30)
     finally:
@@ -71,9 +77,10 @@ def test_watch_begun_mid_start_reads_the_attempt_from_its_start(journal: LiveJou
     journal.run_attempt([sys.executable, "-c", "print('RuntimeError: CUDA error: out of memory'); raise SystemExit(1)"],
                         restart_counter=1)
     seen = threading.Event()
-    t = _attempt(journal, fake("--port", str(port), "--step", "0.3"), seen, "Memory profiling takes")
+    t = _attempt(journal, standin("--port", str(port), "--step", "0.3"), seen, "Memory profiling takes")
     assert seen.wait(30)
-    res = crashdoc("watch", "fake-llm.service", "--file", str(journal.path), "--format", "json", timeout=60)
+    # a real process: it joins the live attempt mid-start and follows it to its end
+    res = crashdoc_process("watch", "fake-llm.service", "--file", str(journal.path), "--format", "json", timeout=60)
     t.join(30)
     assert res.status == 4, res.stderr
     data = json.loads(res.stdout)
@@ -86,8 +93,9 @@ def test_watch_begun_mid_start_reads_the_attempt_from_its_start(journal: LiveJou
 
 
 def test_healthy_unit(journal: LiveJournal, port: int) -> None:
-    t = _attempt(journal, fake("--mode", "healthy", "--port", str(port), "--serve-seconds", "4"))
-    res = crashdoc("watch", "fake-llm", "--file", str(journal.path), "--health", f"http://127.0.0.1:{port}/health",
+    t = _attempt(journal, standin("--mode", "healthy", "--port", str(port), "--serve-seconds", "4"))
+    # a real process: it follows the live attempt and its health endpoint until it is up
+    res = crashdoc_process("watch", "fake-llm", "--file", str(journal.path), "--health", f"http://127.0.0.1:{port}/health",
                    "--health-interval", "0.2", timeout=60)
     assert res.status == 0, res.stderr
     assert "is up: health" in res.stderr and "not up yet (connection refused)" in res.stderr
@@ -95,6 +103,7 @@ def test_healthy_unit(journal: LiveJournal, port: int) -> None:
 
 
 def test_ctrl_c_stops_watching(journal: LiveJournal) -> None:
+    # a real process: the test sends it SIGINT (Ctrl-C)
     live = start_crashdoc("watch", "fake-llm", "--file", str(journal.path))
     try:
         live.err.wait_for("watching fake-llm.service")
@@ -107,12 +116,13 @@ def test_ctrl_c_stops_watching(journal: LiveJournal) -> None:
 
 def test_over_ssh(journal: LiveJournal, port: int, sshd: object) -> None:
     """The same journal, followed through a real sshd on 127.0.0.1 (journalctl -f runs on the "remote" side)."""
+    # a real process: it follows the journal over ssh while the live attempt is written to it
     live = start_crashdoc("watch", "fake-llm", "--host", sshd.target, "--file", str(journal.path),  # type: ignore[attr-defined]
                           extra_env={"CRASHDOC_SSH_OPTIONS": sshd.options_env})  # type: ignore[attr-defined]
     try:
         live.err.wait_for("watching fake-llm.service")
-        time.sleep(0.5)
-        t = _attempt(journal, fake("--port", str(port), "--step", "0.05"))
+        live.err.wait_for("has no records yet; waiting for them")  # read the (empty) journal: the attempt comes live
+        t = _attempt(journal, standin("--port", str(port), "--step", "0.05"))
         rc = live.wait(60)
         t.join(30)
     finally:
