@@ -3,10 +3,14 @@ by the knowledge base (cause or consequence, category, fix) and given a ranking 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
+from crashdoc.kb.model import format_command
 from crashdoc.parse.errors import bare_exception, is_error_line
+from crashdoc.parse.exceptions import is_exception_name
+from crashdoc.parse.incidents import announced, announces
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Stack, Trace
 
@@ -46,11 +50,16 @@ class Candidate:
     stack: Stack | None = None
     trace: Trace | None = None
     phase: str | None = None
+    anchor: int | None = None
+    """An incident's place in the input, next to its first line (whose own candidate has the same fingerprint):
+    just before it when the incident is reported at a later, more specific line (the incident stands for it on
+    a tie), just after it otherwise (the first line's own candidate, whose fix may have been completed from the
+    lines after it, stands on a tie). The line after the first is the incident's own, never a candidate."""
 
     @property
     def order(self) -> int:
         """Position for tie-breaking: earlier wins."""
-        return self.line.lineno
+        return self.line.lineno if self.anchor is None else self.anchor
 
 
 Role = Literal["cause", "consequence", "unknown"]
@@ -68,8 +77,13 @@ def _score(match: Any, default: int) -> tuple[int, Role]:
 
 def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attempt: int,
                phase: str | None = None) -> Candidate:
-    """A candidate for one stack of a traceback chain."""
+    """A candidate for one stack of a traceback chain, or for an incident (parse/incidents.py)."""
+    if trace.kind == "incident" and stack.header is not None:
+        return from_incident(kb, trace, stack, attempt, phase)
     if stack.truncated or not stack.lines:
+        raised = _raised(kb, trace, stack, attempt, phase)
+        if raised is not None:
+            return raised
         line = stack.frames[-1].line if stack.frames and stack.frames[-1].line else stack.header
         assert line is not None
         return Candidate(line, None, "traceback cut off before its exception line", "truncated", attempt,
@@ -95,6 +109,74 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
                 line = ln
                 break
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
+
+
+_RAISE = re.compile(r"raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\(\s*(?:[rRfFbBuU]{1,2})?(?:\"([^\"]*)\"|'([^']*)')?)?")
+
+
+def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str | None) -> Candidate | None:
+    """A traceback cut after its last frame whose code is `raise Type("...")`: that exception, at that line."""
+    f = stack.frames[-1] if stack.frames else None
+    m = _RAISE.match(f.code or "") if f is not None else None
+    if f is None or m is None or not is_exception_name(m.group(1)):
+        return None
+    exc, msg = m.group(1), m.group(2) or m.group(3) or ""
+    line = f.code_line or f.line
+    assert line is not None
+    match = kb.classify(exc, msg, line.text.strip())
+    score, role = _score(match, SCORE_ERROR_LINE)
+    return Candidate(line, exc, msg, "traceback", attempt, score, role, match, stack, trace, phase)
+
+
+def _is_cause(m: Any) -> bool:
+    return m is not None and m.rule.role == "cause"
+
+
+def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str | None = None) -> Candidate:
+    """One candidate for an incident: its whole text classified, reported at its most specific line.
+
+    The best cause wins: a rule on the whole text, else one on a single line (a follow-on line's own
+    `Type: message`), the higher priority first. Without a cause the first line's own verdict stands (a
+    follow-on consequence does not turn an unknown error into a wrapper). The line reported is the one the
+    winning rule matched when that is not the first line, else the line the incident says holds the cause (after
+    `Last error:`, a `what():` ...), else the first line: a burst starts with its cause (measured: pointing at
+    the first line that names an operation instead moved it to the consequence in every burst it changed)."""
+    assert stack.header is not None
+    lines = [stack.header, *stack.lines]
+    texts = [ln.text.strip() for ln in lines]
+    exc, msg = bare_exception(texts[0])
+    per = [kb.classify(*bare_exception(t), t) for t in texts]
+    # the whole text without the follow-on lines a consequence rule knows on their own (a teardown message, a
+    # warning printed in between): those must not hide the cause the other lines state together
+    core = [t for i, (t, m) in enumerate(zip(texts, per)) if i == 0 or m is None or m.rule.role != "consequence"]
+    whole = kb.classify(exc, "\n".join([msg, *core[1:]]), texts[0])
+    best, at = (whole, None) if _is_cause(whole) else (per[0], 0)
+    for i, m in enumerate(per):
+        if i + 1 < len(texts) and announces(texts[i]):
+            continue  # `terminate called after throwing ...`: the line it announces says why
+        if _is_cause(m) and (not _is_cause(best) or m.rule.priority > best.rule.priority):
+            best, at = m, i
+    if at is None:  # the whole text's rule: the line its match starts on
+        matched = (getattr(best, "matched_text", None) or "").strip()
+        head = matched.splitlines()[0] if matched else ""
+        at = next((i for i, t in enumerate(texts) if head and head in t), 0)
+    if at == 0 and (best is None or _is_cause(best)):
+        at = announced(lines) or 0
+    score, role = _score(best, SCORE_ERROR_LINE)
+    return Candidate(lines[at], exc, stack.message, "line", attempt, score, role, _filled(best, exc, stack.message),
+                     stack, trace, phase, anchor=lines[0].lineno + (-1 if at else 1))
+
+
+def _filled(m: Any, exc: str | None, message: str) -> Any:
+    """The winning rule matched again on the incident's whole text, when that fills its fix command where the
+    line alone left the fallback (a Python version printed on a follow-on line)."""
+    rule = getattr(m, "rule", None)
+    if rule is None or not getattr(rule, "fix_command", None) or format_command(rule.fix_command, m.captures):
+        return m
+    again = rule.match(exc, message, "")
+    if again is None or format_command(rule.fix_command, again.captures) is None:
+        return m
+    return replace(m, captures=again.captures, fix_command=again.fix_command, fix_text=again.fix_text)
 
 
 def _cut_at_consequence(kb: Classifier, stack: Stack) -> Stack:

@@ -1,28 +1,19 @@
 """THE test for "does this line report an error by itself" (outside a traceback), used by the analysis and by
-the live tracker of `watch`/`run`."""
+the live tracker of `watch`/`run`: the level its logger header gave it, else a line row of the error-format
+table (parse/formats.py: panics, terminate, signals, CUDA status strings, ggml asserts, error words ...), else
+a `Type: message` of its own."""
 
 from __future__ import annotations
 
 import re
 
 from crashdoc.parse.exceptions import split_exception
+from crashdoc.parse.formats import line_format
 from crashdoc.parse.lines import LogLine
 
 ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 QUIET_LEVELS = frozenset({"INFO", "DEBUG", "WARNING", "TRACE"})
 
-_ERRORISH = re.compile(
-    r"^(?:Error|ERROR|FATAL|Fatal|fatal|panic|Failed|FAILED)\b[:!\s]"
-    r"|^(?:Killed|Segmentation fault|Illegal instruction|Bus error|Aborted)\b"
-    r"|\b(?:fatal error|error|Error)(?:\[\w+\])?: "
-    r"|\bwhat\(\): "
-    r"|\bKilled\s+\S"
-    r"|\bcore dumped\b"
-    r"|code=(?:killed|dumped)"
-    r"|Main process exited, code=exited, status=(?!0/)"
-    r"|\bOut of memory: Killed process"
-    r"|\binvalid opcode\b|\bsegfault at\b"
-)
 _CARETS = re.compile(r"\s*[~^]+\s*$")
 
 
@@ -43,6 +34,7 @@ def is_error_line(line: LogLine) -> bool:
     if line.level in QUIET_LEVELS:
         return False
     text = line.text.strip()
-    if _ERRORISH.search(text):
+    fmt = line_format(text)
+    if fmt is not None and fmt.level in ERROR_LEVELS:
         return True
     return bare_exception(text)[0] is not None

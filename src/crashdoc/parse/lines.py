@@ -37,6 +37,8 @@ class LogLine:
     """True when the engine itself named the process (vLLM/Ray/SGLang/TGI prefix)."""
     outer: str = "main"
     """Stream of the wrapper around the engine's text (journald `ident[pid]`, compose service, or `main`)."""
+    fmt: str | None = None
+    """The error-format row (data/error_formats.yaml) whose header gave the level, when one did."""
 
 
 def build_line(lineno: int, raw: str, text: str, f: dict[str, Any]) -> LogLine:
@@ -62,7 +64,7 @@ def build_line(lineno: int, raw: str, text: str, f: dict[str, Any]) -> LogLine:
         lineno=lineno, raw=raw, text=text, level=f.get("level"), process=process or f.get("ident"),
         pid=pid, rank=rank, ts=f.get("ts"), host=f.get("host"), ident=f.get("ident"),
         unit=f.get("unit"), invocation=f.get("invocation"), loc=f.get("loc"), stream=stream,
-        engine_prefixed=bool(f.get("engine")), outer=outer,
+        engine_prefixed=bool(f.get("engine")), outer=outer, fmt=f.get("fmt"),
     )
 
 
@@ -101,7 +103,7 @@ class LineParser:
                         self.recent.insert(0, self.recent.pop(i))
                     return LogLine(lineno, raw, raw[len(prefix):], tpl.level, tpl.process, tpl.pid, tpl.rank,
                                    tpl.ts, tpl.host, tpl.ident, tpl.unit, tpl.invocation, tpl.loc, tpl.stream,
-                                   tpl.engine_prefixed, tpl.outer)
+                                   tpl.engine_prefixed, tpl.outer, tpl.fmt)
         f: dict[str, Any] = {}
         text = strip(clean(raw), f)
         line = build_line(lineno, raw, text, f)

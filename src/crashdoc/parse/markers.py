@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from crashdoc.parse.formats import scan_patterns
+
 
 @dataclass(frozen=True)
 class MarkerClass:
@@ -107,4 +109,8 @@ BOUNDARY = MarkerClass(
     after=0,
 )
 
-CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, SIGNAL, BOUNDARY)
+FORMAT = MarkerClass("format", scan_patterns(), before=2, after=30)
+"""The error-format table's lines (data/error_formats.yaml): glog/TensorRT/TurboMind error headers, panics,
+terminate, CUDA status strings, ggml asserts ... with the follow-on lines that complete them."""
+
+CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, SIGNAL, BOUNDARY, FORMAT)

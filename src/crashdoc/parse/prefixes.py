@@ -2,9 +2,10 @@
 
 Outer wrappers (docker compose, container/ISO timestamps, CRI, kubectl --prefix, journald `host ident[pid]:`,
 the `journalctl -x` catalog markers, dmesg stamps), then the engine's own prefixes (vLLM/Ray `(Name pid=N)`, torch
-`[rankN]:`, SGLang `[date TPn]`, TGI `LEVEL target:`), then logger headers (vLLM `LEVEL MM-DD HH:MM:SS [file.py:N]`,
-glog and c10's bracketed form, Python logging, Ray's `LEVEL file.py:N --`, loguru, logfmt `level=... msg=...`, a
-JSON log record). The content keeps its indentation, so traceback frames stay recognisable.
+`[rankN]:`, SGLang `[date TPn]`), then logger headers: the error-format table's header rows (parse/formats.py:
+glog, c10, TensorRT, TurboMind, logfmt, Rust tracing / TGI, NCCL ...), vLLM `LEVEL MM-DD HH:MM:SS [file.py:N]`,
+Python logging, Ray's `LEVEL file.py:N --`, loguru, a JSON log record. The content keeps its indentation, so
+traceback frames stay recognisable.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 from typing import Any
 
+from crashdoc.parse.formats import header
 from crashdoc.parse.text import _ANSI_HINT, _CONTROL
 
 UNSAFE = re.compile(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
@@ -21,6 +23,7 @@ _ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z
 _SYSLOG = re.compile(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
+_COLUMN = re.compile(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = re.compile(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = re.compile(r"(?:stdout|stderr) [FP] ")
 _JOURNAL_ID = re.compile(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
@@ -28,9 +31,7 @@ _FASTCHAT = re.compile(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
 _DMESG = re.compile(r"(?:kernel: )?\[\s*\d+\.\d+\] ")
 _CATALOG = re.compile(r"(?:░░|--) ")
 _REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
-_C10 = re.compile(r"\[(?P<lv>[IWEF])\d{0,4}(?: \d\d:\d\d:\d\d(?:\.\d+)?)? (?P<loc>[\w./-]+:\d+)\] ?")
 _RAY_LOG = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<loc>[\w.]+:\d+) -- ")
-_LOGFMT = re.compile(r'(?:time=\S+ )?level=(?P<level>[A-Za-z]+) (?:source=(?P<loc>\S+) )?msg=(?:"(?P<q>(?:[^"\\]|\\.)*)"|(?P<w>\S+))')
 _PROC = re.compile(
     r"\((?P<name>[A-Za-z_][\w:.\-]*?)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)(?:, ip=(?P<ip>[0-9A-Fa-f.:]+))?\) ?"
 )
@@ -42,15 +43,9 @@ _VLLM = re.compile(
 )
 _BARE_LOC = re.compile(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
 _SGLANG = re.compile(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
-_TGI = re.compile(
-    r" ?(?P<level>TRACE|DEBUG|INFO|WARN|ERROR)\s+(?P<target>[a-z][\w-]*(?:: [a-z][\w-]*)?): "
-)
-_TGI_RANK = re.compile(r" rank=(?P<rank>\d+)$")
 _PYLOG = re.compile(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
 _LOGURU = re.compile(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
-_GLOG = re.compile(r"(?P<lv>[IWEF])\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ (?P<loc>[^\]\s]+)\] ")
 _LEVEL_COLON = re.compile(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
-_GLOG_LEVEL = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "CRITICAL"}
 _SLOG_LEVEL = re.compile(r"\blevel=(?P<level>[A-Z]+)\b")
 RANK_IN_NAME = re.compile(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
@@ -80,6 +75,12 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             if m2:
                 f.setdefault("level", m2.group("level"))
                 s = s[m2.end():]
+            elif s.startswith("| ") and not _LOGURU.match(s):  # a log viewer's export: "<ts> | <line>"
+                s = s[2:]
+            continue
+        m = _COLUMN.match(s)
+        if m:  # the same export's continuation rows: "  | <ts> | <line>"
+            s = s[m.end():]
             continue
         m = _KUBECTL_PREFIX.match(s)
         if m:  # kubectl logs --prefix: "[pod/NAME/CONTAINER] "
@@ -158,11 +159,6 @@ def inner(s: str, f: dict[str, Any]) -> str:
         f.setdefault("rank", int(m.group("rank")))
         f.setdefault("process", f"rank{m.group('rank')}")
         s = s[m.end():]
-    m = _C10.match(s)
-    if m:  # c10 / ProcessGroupNCCL: "[W520 00:55:14.796578616 ProcessGroupNCCL.cpp:1553] "
-        f.setdefault("level", _GLOG_LEVEL[m.group("lv")])
-        f["loc"] = m.group("loc")
-        return s[m.end():]
     m = _VLLM.match(s)
     if m:
         f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
@@ -182,18 +178,12 @@ def inner(s: str, f: dict[str, Any]) -> str:
         if tp:
             f.setdefault("rank", int(tp.group(1)))
         return s[m.end():]
-    m = _TGI.match(s)
-    if m and ("ts" in f or m.group("target").startswith(("text_generation", "shard", "download", "webserver"))):
-        f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
-        f["loc"] = m.group("target")
-        s = s[m.end():]
-        r = _TGI_RANK.search(s)
-        if r:
-            f["rank"] = int(r.group("rank"))
-            f["process"] = f"shard{r.group('rank')}"
-            f["engine"] = True
-            s = s[: r.start()]
-        return s
+    rest = header(s, f)
+    if rest is not None:  # an error-format header (data/error_formats.yaml): glog, c10, TensorRT, tracing ...
+        if rest is not s:
+            again = header(rest, f)  # `[TensorRT-LLM][ERROR] [TRT] [E] ...`
+            rest = again if again is not None else rest
+        return rest
     for rx in (_PYLOG, _LOGURU):
         m = rx.match(s)
         if m:
@@ -205,27 +195,14 @@ def inner(s: str, f: dict[str, Any]) -> str:
         pad = max(0, 9 - len(m.group("level")))
         rest = s[m.end():]
         return rest[min(pad, len(rest) - len(rest.lstrip(" "))):]
-    m = _GLOG.match(s)
-    if m:
-        f.setdefault("level", _GLOG_LEVEL[m.group("lv")])
-        f["loc"] = m.group("loc")
-        return s[m.end():]
     m = _RAY_LOG.match(s)
     if m:  # Ray's Python logger: "LEVEL file.py:N -- "
         f["level"], f["loc"] = m.group("level"), m.group("loc")
         return s[m.end():]
-    if s.startswith("time=") or " level=" in s[:60]:
-        m = _LOGFMT.match(s)
-        if m:  # logfmt (Go slog, Ollama): the message, then the other key=value pairs
-            lvl = m.group("level").upper()
-            f.setdefault("level", "WARNING" if lvl == "WARN" else lvl)
-            if m.group("loc"):
-                f["loc"] = m.group("loc")
-            msg = m.group("q").replace('\\"', '"') if m.group("q") is not None else m.group("w")
-            return msg + s[m.end():]
+    if " level=" in s[:60]:
         m = _SLOG_LEVEL.search(s)
-        if m:
-            f.setdefault("level", m.group("level"))
+        if m:  # logfmt whose msg is not where the table's row expects it: the level still counts
+            f.setdefault("level", "WARNING" if m.group("level") == "WARN" else m.group("level"))
     if s.startswith("{") and s.endswith("}"):
         msg = _json_record(s, f)
         if msg is not None:

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 
 from crashdoc.parse.markers import CLASSES, MarkerClass
 from crashdoc.parse.matcher import Matcher, ScanStats
+from crashdoc.parse.repair import repair
 
 BLOCK = 8 << 20
 """Bytes read per block."""
@@ -62,7 +63,12 @@ class Scanner:
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
-        """Yield the hot lines and their context windows, in input order.
+        """Yield the hot lines and their context windows, in input order, repaired (parse/repair.py: flattened
+        and escaped tracebacks split, hard-wrapped lines joined, quote markers and line numbers removed)."""
+        yield from repair(self._hot(stream))
+
+    def _hot(self, stream: BinaryIO) -> Iterator[HotLine]:
+        """The hot lines and their context windows, in input order.
 
         A producer thread reads the blocks and runs hyperscan over them (both release the GIL) while this
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.

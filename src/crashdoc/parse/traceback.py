@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from crashdoc.parse.exceptions import is_exception_name, split_exception
+from crashdoc.parse.exceptions import is_exception_name
+from crashdoc.parse.incidents import IncidentBuilder
 from crashdoc.parse.lines import LogLine
+from crashdoc.parse.richbox import RichBox, opens
+from crashdoc.parse.stacks import Frame, Stack, Trace, starts_new_error, text_before_header
 
-_FRAME = re.compile(r'\s+File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+__all__ = ["Frame", "Stack", "Trace", "TracebackBuilder", "text_before_header"]
+
+_FRAME = re.compile(r'\s*(?:> )?File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+"""A frame line; loguru marks the frame that caught the exception with `> ` instead of the indentation."""
 _EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
 _GROUP_BAR = re.compile(r"\s*(?:\| ?)+")
 _GROUP_SEP = re.compile(r"\s*\+[-+ ]*(?:\d+ -|----|\.\.\. and \d+ more exceptions)")
@@ -26,44 +32,6 @@ _CONTEXT = "During handling of the above exception, another exception occurred"
 _GAP = "[... gap in source ...]"
 MAX_MESSAGE_LINES = 40
 MAX_FRAMES = 400
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One frame: file, line, function and the code line when printed."""
-
-    path: str
-    lineno: int
-    func: str
-    code: str | None = None
-    line: LogLine | None = None
-    """The input line that printed the frame."""
-
-
-@dataclass(frozen=True)
-class Stack:
-    """One exception in a chain: its frames, type and message."""
-
-    exc_type: str | None
-    message: str
-    frames: tuple[Frame, ...]
-    lines: tuple[LogLine, ...]
-    """The exception line and its message continuation lines (empty when truncated)."""
-    link: str | None = None
-    """How this stack follows the previous one: `cause`, `context`, `group` or None."""
-    truncated: bool = False
-    header: LogLine | None = None
-    """The `Traceback (most recent call last):` line, when seen."""
-
-
-@dataclass(frozen=True)
-class Trace:
-    """A whole printed traceback (one or more chained stacks) from one process stream."""
-
-    stream: str
-    stacks: tuple[Stack, ...]
-    intro: str = ""
-    """Text before `Traceback` on the header line (`EngineCore hit an exception:`)."""
 
 
 @dataclass
@@ -80,6 +48,8 @@ class _Open:
     first_lineno: int = 0
     link: str | None = None
     idle: int = 0
+    box: RichBox | None = None
+    """A rich box traceback being read (parse/richbox.py)."""
 
 
 class TracebackBuilder:
@@ -89,10 +59,15 @@ class TracebackBuilder:
         self._open: dict[str, _Open] = {}
         self._last_opened: str | None = None
         self.consumed: set[int] = set()
-        """Line numbers that belong to a traceback (not separate error lines)."""
+        """Line numbers that belong to a traceback or an incident (not separate error lines)."""
+        self.incidents = IncidentBuilder(self.consumed)
 
     def feed(self, line: LogLine) -> Iterator[Trace]:
-        """Consume one line; yields any traces it completes."""
+        """Consume one line; yields any traces (and incidents, parse/incidents.py) it completes."""
+        yield from self._feed(line)
+        yield from self.incidents.feed(line, line.lineno in self.consumed)
+
+    def _feed(self, line: LogLine) -> Iterator[Trace]:
         text = line.text
         key = line.stream
         cur = self._open.get(key)
@@ -112,8 +87,10 @@ class TracebackBuilder:
             if cur is not None:
                 yield from self._close_key(key)
             self.consumed.add(line.lineno)
-            intro = text.split("Traceback (most recent call last)")[0].strip(" +|:")
-            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line, outer=line.outer, first_lineno=line.lineno)
+            box = RichBox() if opens(text) else None
+            intro = "" if box else text.split("Traceback (most recent call last)")[0].strip(" +|:")
+            cur = _Open(stream=key, intro=intro, loc=line.loc, header=line, outer=line.outer, first_lineno=line.lineno,
+                        box=box)
             self._open[key] = cur
             self._last_opened = key
             return
@@ -131,6 +108,8 @@ class TracebackBuilder:
             self.consumed.add(line.lineno)
 
     def _step(self, cur: _Open, key: str, line: LogLine, text: str) -> Iterator[Trace]:
+        if cur.state == "frames" and cur.box is not None and cur.box.feed(text, line, cur.frames):
+            return
         if cur.state == "frames":
             m = _FRAME.match(text)
             if m:
@@ -143,7 +122,7 @@ class TracebackBuilder:
             if text.startswith((" ", "\t")):
                 if cur.frames and cur.frames[-1].code is None:
                     f = cur.frames[-1]
-                    cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line)
+                    cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line, line)
                 return
             if line.level in ("INFO", "DEBUG", "WARNING") and line.loc != cur.loc and cur.loc is not None:
                 yield from self._close_key(key)  # a new log record: the traceback was cut off
@@ -168,7 +147,8 @@ class TracebackBuilder:
                 cur.state, cur.link = "between", None
                 return
             same_record = line.loc == cur.loc and (line.level is None or line.level in ("ERROR", "CRITICAL"))
-            if same_record and line.loc is None and starts_new_error(text, cur.exc_lines[-1].text):
+            new_record = line.level is not None and cur.exc_lines[0].level is None  # a logger header of its own
+            if same_record and line.loc is None and (new_record or starts_new_error(text, cur.exc_lines[-1].text)):
                 yield from self._close_key(key)  # a bare traceback's message ends where the next error begins
                 return
             if same_record and len(cur.exc_lines) < MAX_MESSAGE_LINES and not _FRAME.match(text):
@@ -194,6 +174,7 @@ class TracebackBuilder:
 
     def _start_stack(self, cur: _Open, line: LogLine) -> None:
         cur.header, cur.state, cur.idle = line, "frames", 0
+        cur.box = RichBox() if opens(line.text) else None  # a chained exception's own box
 
     def _finish_stack(self, cur: _Open) -> None:
         if cur.exc_lines:
@@ -220,28 +201,21 @@ class TracebackBuilder:
             yield Trace(cur.stream, tuple(cur.stacks), cur.intro)
 
     def has_open(self) -> bool:
-        """True while some stream is inside a traceback."""
-        return bool(self._open)
+        """True while some stream is inside a traceback or an incident."""
+        return bool(self._open) or self.incidents.open is not None
 
     def oldest_open(self) -> int | None:
-        """First line number of the oldest traceback still open, or None."""
-        return min((o.first_lineno for o in self._open.values()), default=None)
+        """First line number of the oldest traceback or incident still open, or None."""
+        firsts = [o.first_lineno for o in self._open.values()]
+        inc = self.incidents.first_lineno()
+        return min([*firsts, inc] if inc is not None else firsts, default=None)
 
     def close(self) -> Iterator[Trace]:
-        """Flush every open traceback (end of input); a traceback without its exception is `truncated`."""
+        """Flush every open traceback and incident (end of input); a traceback without its exception is
+        `truncated`."""
         for key in list(self._open):
             yield from self._close_key(key)
-
-
-def starts_new_error(text: str, previous: str) -> bool:
-    """Whether `text`, printed right after `previous` (a line of an exception's message), is a new error of its
-    own rather than the message's next line: a non-indented `Type: message` whose type is a Python class name
-    (CapWords: `RuntimeError`, `pkg.mod.ShardCannotStart`; not a C status name such as `ncclSystemError`), after
-    a line that did not announce more (`... raised:`, `the following errors:`)."""
-    if not text[:1].isalpha() or previous.rstrip().endswith(":"):
-        return False
-    exc, msg = split_exception(text)
-    return exc is not None and bool(msg) and exc.split("(", 1)[0].rsplit(".", 1)[-1][:1].isupper()
+        yield from self.incidents.close()
 
 
 def _strip_group(text: str) -> str:
@@ -249,16 +223,3 @@ def _strip_group(text: str) -> str:
     if m and "|" in m.group(0):
         return text[m.end():]
     return text
-
-
-_HEADER = "Traceback (most recent call last):"
-
-
-def text_before_header(line: LogLine) -> LogLine | None:
-    """The message printed on the same line before `Traceback (most recent call last):` (a logger that joined
-    its message and the traceback), as a line of its own; None when the header starts the line."""
-    at = line.text.find(_HEADER)
-    if at <= 0:
-        return None
-    head = line.text[:at].rstrip(" ,:;")
-    return replace(line, text=head) if head.strip() else None
