@@ -90,6 +90,11 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
                          SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
     stack = _cut_at_consequence(kb, stack)
     first = stack.lines[0]
+    if stack.exc_type is None and first.level in ("INFO", "DEBUG", "TRACE"):
+        # the "exception" line is information the program logged (a request that quotes a traceback): the
+        # traceback text it follows was data, not a crash
+        return Candidate(first, None, "traceback text inside a logged message", "truncated", attempt,
+                         SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
     match = kb.classify(stack.exc_type, stack.message, first.text.strip())
     score, role = _score(match, SCORE_TRACEBACK)
     nxt = trace.stacks[position + 1].link if position + 1 < len(trace.stacks) else None

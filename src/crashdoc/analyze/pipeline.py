@@ -16,7 +16,7 @@ from crashdoc.analyze.findings import attempt_verdicts, lone_consequence, summar
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
 from crashdoc.kb.knowledge import KnowledgeBase
-from crashdoc.model import Diagnosis, Skipped
+from crashdoc.model import Diagnosis, Finding, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
 from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
@@ -238,6 +238,11 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
     p.finish()
 
 
+def _only_a_hint(f: Finding) -> bool:
+    """A root cause that rests on a line logged at INFO/WARNING (see analyze/findings._confidence)."""
+    return f.confidence == "low" and "logged at" in f.confidence_reason
+
+
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
     ranked = dict(sorted(p.ranked.items()))
@@ -265,6 +270,14 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
         elif findings:
             skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
                                    "that started the failure was printed earlier than what was captured"))
+    failure_seen = any(p._failed(a.index) for a in states) or any(
+        g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE for gs in ranked.values() for g in gs)
+    if root is not None and _only_a_hint(root) and not failure_seen:
+        # a rule knows a line the program logged as information or a warning, and nothing failed: that is a
+        # finding for the reader, not the root cause of a crash that did not happen
+        skipped.append(Skipped("root cause", f"no failure in this input; line {root.lineno} was logged at "
+                               f"{root.confidence_reason.rsplit(' at ', 1)[-1].split(',')[0]} and is listed as a finding"))
+        root = None
     if p.omitted:
         skipped.append(Skipped("journal fields", f"{p.omitted} MESSAGE fields were omitted by journalctl "
                                "(over 4 KiB); fetch with `journalctl --all -o json`"))

@@ -70,6 +70,11 @@ def _bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+_DATA_LEVELS = frozenset({"INFO", "DEBUG", "TRACE"})
+"""Levels at which a line's text is information the program logged (a request, a config dump): repair never
+rebuilds a traceback out of it."""
+
+
 def _prefix_and_text(raw: str) -> tuple[str, str, dict[str, Any]]:
     """The line's prefix (what the prefix stripper removes) and its text."""
     f: dict[str, Any] = {}
@@ -118,13 +123,18 @@ def split_escaped(raw: str) -> list[str] | None:
             rec = None
         if isinstance(rec, dict):
             return _split_record(rec)
-    prefix, text, _ = _prefix_and_text(raw)
+    prefix, text, f = _prefix_and_text(raw)
+    if f.get("level") in _DATA_LEVELS:
+        return None  # logged as information: a request's prompt or a repr of data, not a traceback to rebuild
     if len(text) >= 2 and text[0] in "\"'" and text.rstrip().endswith(text[0]):
         text = text[1:].rstrip()[:-1]  # a quoted message (`] "...\n"`)
     return [prefix + _unescape(p) for p in text.split("\\n")]
 
 
 def _split_record(rec: dict[str, Any]) -> list[str] | None:
+    level = rec.get("level") or rec.get("levelname") or ""
+    if str(rec.get("PRIORITY", "")) in ("5", "6", "7") or (isinstance(level, str) and level.upper() in _DATA_LEVELS):
+        return None  # a record logged as information (notice, info, debug) holds data, not a traceback
     holder, key = (rec["fields"], "message") if isinstance(rec.get("fields"), dict) else (rec, None)
     key = key or next((k for k in ("message", "msg", "log", "MESSAGE") if isinstance(rec.get(k), str)), None)
     if key is None or not isinstance(holder.get(key), str) or "\n" not in holder[key]:
@@ -222,8 +232,8 @@ class Repairer(Generic[P]):
         raw = raw if raw is not None else _text(data)
         pieces = split_escaped(raw) if escaped else None
         if pieces is None and flat:
-            prefix, text, _ = _prefix_and_text(raw)
-            split = split_flattened(text)
+            prefix, text, f = _prefix_and_text(raw)
+            split = split_flattened(text) if f.get("level") not in _DATA_LEVELS else None
             pieces = [prefix + p for p in split] if split else None
         return [replace(held, data=_bytes(p)) for p in pieces or [raw]]  # type: ignore[type-var]
 
