@@ -110,6 +110,9 @@ def _confidence(c: Candidate) -> tuple[str, str]:
     if c.kind == "truncated":
         return "low", "the traceback was cut off before its exception line"
     if m is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG"):
+        if getattr(m.rule, "any_level", False):
+            return "medium", (f"rule {m.rule.id} ({m.rule.category}) matched a line logged at {c.line.level}, "
+                              "which this rule knows to be a cause at any level")
         return "low", f"rule {m.rule.id} matched a line the program logged at {c.line.level}, not as an error"
     if m is not None:
         where = "an exception" if c.kind == "traceback" else "an error line"
