@@ -6,34 +6,19 @@ one-line wrapper, both unprefixed; message continuations that must stay; identic
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
 from crashdoc.analyze.candidates import Candidate
 from crashdoc.analyze.rank import fold
-from crashdoc.investigate import diagnose_stream
 from crashdoc.parse.lines import parse_line
-from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder
+from crashdoc.parse.traceback import Stack, Trace
+from tests.parse.helpers import build, diagnose
 
 TB = (
     "Traceback (most recent call last):\n"
     '  File "/srv/app/pkg/loader.py", line 88, in build\n'
     '    raise ValueError(f"{name}: bad shard map")\n'
 )
-
-
-def build(text: str) -> list[Trace]:
-    b = TracebackBuilder()
-    out: list[Trace] = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        out.extend(b.feed(parse_line(i, raw)))
-    out.extend(b.close())
-    return out
-
-
-def diagnose(text: str):  # type: ignore[no-untyped-def]
-    return diagnose_stream(io.BufferedReader(io.BytesIO(text.encode())), "test")  # type: ignore[arg-type]
 
 
 # (log, root line number, root exception, the root's message, number of findings)

@@ -3,27 +3,9 @@ its most specific line (issue 10, item 2). Synthetic logs written for the mechan
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from crashdoc.investigate import diagnose_stream
-from crashdoc.parse.lines import parse_line
-from crashdoc.parse.traceback import Trace, TracebackBuilder
-
-
-def build(text: str) -> list[Trace]:
-    b = TracebackBuilder()
-    out: list[Trace] = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        out.extend(b.feed(parse_line(i, raw)))
-    out.extend(b.close())
-    return out
-
-
-def diagnose(text: str):  # type: ignore[no-untyped-def]
-    return diagnose_stream(io.BufferedReader(io.BytesIO(text.encode())), "test")  # type: ignore[arg-type]
-
+from tests.parse.helpers import build, diagnose
 
 NCCL_CHAIN = (
     "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "

@@ -2,17 +2,7 @@
 
 from __future__ import annotations
 
-from crashdoc.parse.lines import parse_line
-from crashdoc.parse.traceback import Trace, TracebackBuilder
-
-
-def build(text: str) -> list[Trace]:
-    b = TracebackBuilder()
-    out: list[Trace] = []
-    for i, raw in enumerate(text.splitlines(), 1):
-        out.extend(b.feed(parse_line(i, raw)))
-    out.extend(b.close())
-    return out
+from tests.parse.helpers import build
 
 
 def test_chain_with_direct_cause_keeps_both_stacks_in_order() -> None:

@@ -102,6 +102,13 @@ def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:
                                      f"{rule.alone_category}")
 
 
+def logged_hint(c: Candidate) -> bool:
+    """A rule hit on a line the program logged as information or a warning (and the rule does not say it is a
+    cause at any level): it explains a failure when nothing better does, it is no failure by itself."""
+    return (c.match is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG")
+            and not getattr(c.match.rule, "any_level", False))
+
+
 def _confidence(c: Candidate) -> tuple[str, str]:
     """How sure the verdict is, and why, in words a reader can check against the evidence."""
     m = c.match
@@ -109,11 +116,11 @@ def _confidence(c: Candidate) -> tuple[str, str]:
         return "low", "only a consequence (a wrapper or teardown message) names it; the first error was not captured"
     if c.kind == "truncated":
         return "low", "the traceback was cut off before its exception line"
-    if m is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG"):
-        if getattr(m.rule, "any_level", False):
-            return "medium", (f"rule {m.rule.id} ({m.rule.category}) matched a line logged at {c.line.level}, "
-                              "which this rule knows to be a cause at any level")
+    if m is not None and logged_hint(c):
         return "low", f"rule {m.rule.id} matched a line the program logged at {c.line.level}, not as an error"
+    if m is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG"):
+        return "medium", (f"rule {m.rule.id} ({m.rule.category}) matched a line logged at {c.line.level}, "
+                          "which this rule knows to be a cause at any level")
     if m is not None:
         where = "an exception" if c.kind == "traceback" else "an error line"
         return "high", f"rule {m.rule.id} ({m.rule.category}) matched {where}"

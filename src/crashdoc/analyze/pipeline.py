@@ -12,11 +12,11 @@ from typing import Any, BinaryIO
 
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
-from crashdoc.analyze.findings import attempt_verdicts, lone_consequence, summary, to_finding
+from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
 from crashdoc.kb.knowledge import KnowledgeBase
-from crashdoc.model import Diagnosis, Finding, Skipped
+from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
 from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
@@ -238,11 +238,6 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
     p.finish()
 
 
-def _only_a_hint(f: Finding) -> bool:
-    """A root cause that rests on a line logged at INFO/WARNING (see analyze/findings._confidence)."""
-    return f.confidence == "low" and "logged at" in f.confidence_reason
-
-
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
     ranked = dict(sorted(p.ranked.items()))
@@ -252,8 +247,10 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
     skipped: list[Skipped] = []
     findings = []
     root = None
+    hint = None
     if chosen is not None:
         groups = ranked[chosen]
+        hint = groups[0].first if logged_hint(groups[0].first) else None
         findings = [to_finding(g) for g in groups[:12]]
         root = findings[0]
         seen = {g.fingerprint for g in groups}
@@ -272,11 +269,11 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
                                    "that started the failure was printed earlier than what was captured"))
     failure_seen = any(p._failed(a.index) for a in states) or any(
         g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE for gs in ranked.values() for g in gs)
-    if root is not None and _only_a_hint(root) and not failure_seen:
+    if root is not None and hint is not None and not failure_seen:
         # a rule knows a line the program logged as information or a warning, and nothing failed: that is a
         # finding for the reader, not the root cause of a crash that did not happen
         skipped.append(Skipped("root cause", f"no failure in this input; line {root.lineno} was logged at "
-                               f"{root.confidence_reason.rsplit(' at ', 1)[-1].split(',')[0]} and is listed as a finding"))
+                               f"{hint.line.level} and is listed as a finding"))
         root = None
     if p.omitted:
         skipped.append(Skipped("journal fields", f"{p.omitted} MESSAGE fields were omitted by journalctl "

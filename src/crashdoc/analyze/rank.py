@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crashdoc.analyze.candidates import SCORE_TRACEBACK, Candidate
+from crashdoc.parse.phases import load_phases
 from crashdoc.parse.traceback import Stack
 
 CONSEQUENCE_FLOOR = -1000
@@ -88,7 +89,7 @@ def _chain_key(c: Candidate, fp: str) -> str:
 def _stack_text(s: Stack) -> tuple[str | None, str]:
     return s.exc_type, (s.message.splitlines() or [""])[0]
 
-SERVING = "serving requests"
+SERVING = next((p.title for p in load_phases() if p.id == "serving"), None)
 """The title of the serving phase (data/phases.yaml): errors there are request errors, not start failures."""
 FIRST_FAILURE_SCORE = SCORE_TRACEBACK
 """An attempt whose top error scores this much (a known cause, or an exception no rule knows) is a failure in its

@@ -125,11 +125,15 @@ class Journal:
             self._output_fields = self.version is None or self.version >= 236
         return self._output_fields
 
+    def _argv(self, matches: Sequence[str], fields: Sequence[str] | None) -> tuple[list[str], bool]:
+        """`journalctl -o json --all [--output-fields=...] MATCHES`, and whether --output-fields was used."""
+        extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
+        return ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches], bool(extra)
+
     def query(self, matches: Sequence[str], *, purpose: str, fields: Sequence[str] | None = None,
               timeout: float = 300.0) -> list[Record]:
         """Run `journalctl -o json --all ... MATCHES` and parse its records."""
-        extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
-        argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches]
+        argv, extra = self._argv(matches, fields)
         res = self.runner.run(argv, timeout=timeout)
         if not res.ok and extra and unknown_option(res):
             self._output_fields = False
@@ -144,8 +148,7 @@ class Journal:
 
         The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
         """
-        extra = [f"--output-fields={','.join(fields)}"] if fields and self._use_output_fields() else []
-        argv = ["journalctl", *self.journal_args, "--no-pager", "-o", "json", "--all", *extra, *matches]
+        argv, extra = self._argv(matches, fields)
         run = self.runner.stream(argv)
         size = count = 0
         try:
