@@ -21,6 +21,9 @@ SCORE_TRUNCATED = 5
 SCORE_LOGGED_HINT = 24
 """Ceiling for a cause rule hit on a line the engine logged at INFO/WARNING (unless the rule says any_level):
 below an unknown traceback (40), an unknown error line (30) and a killed/aborted process (25)."""
+SCORE_BARE = 29
+"""An exception no rule knows that carries no message (`AssertionError` from `assert x is not None`): it says
+only that a check failed, so an error line nearby that states why (a C++ library's `[E] ...`) beats it."""
 CHAIN_PENALTY = 2
 WARNING_PENALTY = 1
 
@@ -95,15 +98,17 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         # traceback text it follows was data, not a crash
         return Candidate(first, None, "traceback text inside a logged message", "truncated", attempt,
                          SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
-    match = kb.classify(stack.exc_type, stack.message, first.text.strip())
-    score, role = _score(match, SCORE_TRACEBACK)
-    nxt = trace.stacks[position + 1].link if position + 1 < len(trace.stacks) else None
+    match = embedded_cause(kb, kb.classify(stack.exc_type, stack.message, first.text.strip()), stack.message)
+    score, role = _score(match, SCORE_TRACEBACK if stack.message.strip() else SCORE_BARE)
+    after = trace.stacks[position + 1] if position + 1 < len(trace.stacks) else None
+    nxt = after.link if after is not None else None
     if stack.link == "cause" and role != "cause":
         score -= CHAIN_PENALTY  # "direct cause of the following": the later one wraps the earlier
     if nxt == "context" and role != "cause":
         score -= CHAIN_PENALTY  # "during handling of the above": the earlier one may be a handled probe
-    if nxt == "context" and (stack.exc_type or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS:
-        # `try: import x / except ImportError:` followed by another error: an optional-import probe
+    if after is not None and nxt == "context" and _import_probe(stack, after):
+        # `try: import x / except ImportError: raise OtherError(...)`: an optional-import probe the handler
+        # turned into an unrelated error; a re-raise of the same family keeps the import error the cause
         score = min(score, SCORE_TRACEBACK - 1)
     line = first
     matched = getattr(match, "matched_text", None) if match is not None else None
@@ -131,6 +136,70 @@ def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str
     match = kb.classify(exc, msg, line.text.strip())
     score, role = _score(match, SCORE_ERROR_LINE)
     return Candidate(line, exc, msg, "traceback", attempt, score, role, match, stack, trace, phase)
+
+
+_MODULE = re.compile(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def _import_probe(stack: Stack, handler: Stack) -> bool:
+    """An ImportError handled by raising an unrelated error: neither of the import family nor naming the module."""
+    if (stack.exc_type or "").rsplit(".", 1)[-1] not in _IMPORT_ERRORS:
+        return False
+    if (handler.exc_type or "").rsplit(".", 1)[-1] in _IMPORT_ERRORS:
+        return False
+    m = _MODULE.search(stack.message)
+    names = {n for n in (m.groups() if m else ()) if n}
+    names |= {n.split(".")[0] for n in names}
+    return not any(re.search(rf"\b{re.escape(n)}\b", handler.message) for n in names if len(n) > 2)
+
+
+_EMBEDDED = re.compile(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
+_RAISED = re.compile(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
+
+
+def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
+    """A wrapper whose text goes on to state the error it wraps yields to that error: a consequence rule or no
+    rule on `X failed: ValueError: ...`, `backend='inductor' raised:` + `RuntimeError: ...`, or a consequence's
+    own words followed by why (`Download encountered an error: <why>`). The cause rule that matches the wrapped
+    part wins; without one the verdict stands. A cause rule of the wrapper's own type (`BackendCompilerFailed`:
+    "the compiler failed") yields only to an embedded exception's rule of at least its priority."""
+    is_cause = match is not None and match.rule.role == "cause"
+    parts: list[str] = []
+    head = (getattr(match, "matched_text", None) or "") if match is not None else ""
+    at = text.find(head) if head and not is_cause else -1
+    if at >= 0:
+        parts.append(text[at + len(head):])
+    for m in _EMBEDDED.finditer(text):
+        if m.start(1) > 0:
+            parts.append(text[m.start(1):])
+    r = _RAISED.search(text)
+    if r is not None:
+        parts.append(text[r.end():])
+    for part in parts:
+        part = part.lstrip(" :,.;-\n").strip()
+        if len(part) < 12:
+            continue
+        found = kb.classify(*bare_exception(part.split("\n")[0]), part)
+        if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
+            continue
+        if not is_cause or found.rule.priority >= match.rule.priority:
+            return found
+    return match
+
+
+_NAMES = re.compile(r"'([A-Za-z_][\w.-]{2,80})'|\"([A-Za-z_][\w.-]{2,80})\"|\b([A-Za-z_]\w*(?:[._-]\w+)+|[a-z]+_?[a-z0-9]*\d[a-z0-9]*)\b")
+
+
+def names_same_object(earlier: str, later: str, typed: bool) -> bool:
+    """Whether a later error names what an earlier one is about: a quoted name or a dotted / snake_case /
+    digit-bearing identifier of the earlier message (`'flashinfer'`, `vllm._C`, `libcudart.so.12`), or — for an
+    exception whose whole message is one name (`PackageNotFoundError: flashinfer`) — that name."""
+    msg = earlier[:300]
+    names = {n for m in _NAMES.finditer(msg) for n in m.groups() if n}
+    if typed and re.fullmatch(r"[\w.-]{3,80}", msg.strip()):
+        names.add(msg.strip())
+    names = {n for n in names if len(n) >= 3 and not n.replace(".", "").isdigit()}
+    return any(re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", later) for n in names)
 
 
 def _is_cause(m: Any) -> bool:
@@ -167,6 +236,8 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
     if at == 0 and (best is None or _is_cause(best)):
         at = announced(lines) or 0
+    elif at and per[0] is None and exc is not None and names_same_object(msg, texts[at], True):
+        at = 0  # `PackageNotFoundError: x` then `x ... is not installed`: the first states it, the rule explains
     score, role = _score(best, SCORE_ERROR_LINE)
     return Candidate(lines[at], exc, stack.message, "line", attempt, score, role, _filled(best, exc, stack.message),
                      stack, trace, phase, anchor=lines[0].lineno + (-1 if at else 1))
@@ -211,6 +282,8 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase
     text = line.text.strip()
     exc, msg = bare_exception(text)
     match = kb.classify(exc, msg, text)
+    if is_error:
+        match = embedded_cause(kb, match, text)
     if match is None and not is_error:
         return None
     if match is not None and not is_error and match.rule.role != "cause":

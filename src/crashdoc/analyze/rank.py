@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from crashdoc.analyze.candidates import SCORE_TRACEBACK, Candidate
+from crashdoc.analyze.candidates import SCORE_ERROR_LINE, SCORE_TRACEBACK, Candidate, names_same_object
 from crashdoc.parse.phases import load_phases
 from crashdoc.parse.traceback import Stack
 
@@ -63,8 +63,39 @@ def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
         if c.line.rank is not None:
             ranks.add(c.line.rank)
         streams.add(c.line.stream)
-    return {a: sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
-                       for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key) for a, gs in per.items()}
+    return {a: named_cause(sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
+                                   for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key))
+            for a, gs in per.items()}
+
+
+NAMED_WINDOW = 6
+"""How many lines before the top error an earlier error may stand that names the same object."""
+def named_cause(groups: list[Group]) -> list[Group]:
+    """The earlier of two errors a few lines apart that name the same package or object is the later one's cause
+    (`PackageNotFoundError: flashinfer`, then `flashinfer with minimum required version ... is not installed`):
+    it is reported, at its own line, with the later one's rule for the category and the fix. Only an exception
+    no rule knows yields its line this way, and only to a cause rule's verdict."""
+    if len(groups) < 2:
+        return groups
+    top = groups[0].first
+    if top.role != "cause":
+        return groups
+    best = None
+    for g in groups[1:]:
+        c = g.first
+        gap = top.line.lineno - c.line.lineno
+        if not (0 < gap <= NAMED_WINDOW) or c.role != "unknown" or c.exception is None:
+            continue
+        if c.line.process != top.line.process or c.score < SCORE_ERROR_LINE:
+            continue
+        earlier = (c.message or c.line.text).split("\n")[0]
+        if (best is None or c.order < best.first.order) and names_same_object(
+                earlier, top.message or top.line.text, c.exception is not None):
+            best = g
+    if best is None:
+        return groups
+    moved = replace(best, first=replace(best.first, score=top.score, role=top.role, match=top.match))
+    return sorted([moved if g is best else g for g in groups], key=lambda g: g.key)
 
 
 def _better_copy(c: Candidate, rep: Candidate) -> bool:

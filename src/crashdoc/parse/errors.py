@@ -28,7 +28,12 @@ def bare_exception(text: str) -> tuple[str | None, str]:
 def is_error_line(line: LogLine) -> bool:
     """True for a line outside a traceback that reports an error by itself."""
     if line.text.startswith(("  ", "\t")) or _CARETS.match(line.text):
-        return False  # an indented continuation (traceback code, wrapped message), not an error by itself
+        # an indented continuation (traceback code, wrapped message), not an error by itself, unless a row of the
+        # format table says its lines are errors however indented (TVM's `  Check failed: ...`)
+        fmt = line_format(line.text.strip()) if line.level not in QUIET_LEVELS else None
+        return fmt is not None and fmt.indented and fmt.level in ERROR_LEVELS
+    if not line.text.strip():
+        return False  # an ERROR record without text (a JSON log whose message is empty or not a string)
     if line.level in ERROR_LEVELS:
         return True
     if line.level in QUIET_LEVELS:

@@ -51,6 +51,8 @@ class Format:
     examples: tuple[Example, ...]
     scan: str | None = None
     """A pattern for the block scanner that finds the row's error-level lines (hyperscan's subset of PCRE)."""
+    indented: bool = False
+    """A line row whose lines are errors even when indented (a library that indents its error box's message)."""
 
     def level_of(self, m: re.Match[str]) -> str | None:
         """The level a match gives (the fixed one, or the one named by the `lv` group)."""
@@ -79,7 +81,7 @@ def _row(r: dict[str, Any]) -> Format:
         pattern=re.compile(r["pattern"]), level=r.get("level"), levels=levels, strip=bool(r.get("strip", True)),
         hint=r.get("hint"), needs_ts=r.get("needs") == "ts",
         suffix=re.compile(r["suffix"]) if r.get("suffix") else None, process=r.get("process"), examples=examples,
-        scan=scan,
+        scan=scan, indented=bool(r.get("indented", False)),
     )
 
 

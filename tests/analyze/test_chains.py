@@ -1,0 +1,108 @@
+"""Ranking principles inside chains and pairs (issue 10, item 5), each on a synthetic log written for it: an
+ImportError is an optional-import probe only when its handler raises an unrelated error; a wrapper that states
+the error it wraps yields to it; of two errors a few lines apart that name the same object, the earlier is the
+cause; an exception without a message yields to an error line that says why."""
+
+from __future__ import annotations
+
+from tests.parse.helpers import diagnose
+
+_PROBE = """Traceback (most recent call last):
+  File "/srv/app/qx/ops.py", line 3, in <module>
+    import qxkern
+ModuleNotFoundError: No module named 'qxkern'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/app/qx/ops.py", line 5, in <module>
+    raise {raised}
+{last}
+"""
+
+
+def _root(text: str) -> tuple[str, str]:
+    d = diagnose(text)
+    assert d.root_cause is not None
+    return d.root_cause.line, d.root_cause.category
+
+
+def test_an_import_error_re_raised_as_an_import_error_is_the_cause() -> None:
+    text = _PROBE.format(raised='ImportError("the fused kernels need qxkern")',
+                         last="ImportError: the fused kernels need qxkern")
+    assert _root(text) == ("ModuleNotFoundError: No module named 'qxkern'", "missing_dependency")
+
+
+def test_a_handler_that_names_the_module_keeps_the_import_error_the_cause() -> None:
+    text = _PROBE.format(raised='RuntimeError("Failed to load the qxkern kernels")',
+                         last="RuntimeError: Failed to load the qxkern kernels")
+    assert _root(text)[0] == "ModuleNotFoundError: No module named 'qxkern'"
+
+
+def test_an_unrelated_error_raised_while_handling_an_import_probe_wins() -> None:
+    text = _PROBE.format(raised='ValueError(f"{name}: bad shard map")', last="ValueError: QX77 bad shard map")
+    assert _root(text)[0] == "ValueError: QX77 bad shard map"
+
+
+def test_a_consequence_that_goes_on_to_state_why_yields_to_what_it_states() -> None:
+    line, category = _root("Download encountered an error: MemoryError: Unable to allocate 2.00 GiB for an array\n"
+                           "Error: DownloadError\n")
+    assert line.startswith("Download encountered an error: MemoryError") and category == "host_resources"
+
+
+def test_an_unknown_wrapper_exception_yields_to_the_exception_it_embeds() -> None:
+    text = ('Traceback (most recent call last):\n  File "/srv/app/run.py", line 9, in main\n    load()\n'
+            "qx.errors.StageFailed: stage 'load' raised: MemoryError: Unable to allocate 8.00 GiB for an array\n")
+    assert _root(text)[1] == "host_resources"
+
+
+def test_a_wrapper_cause_rule_yields_only_to_an_embedded_rule_of_at_least_its_priority() -> None:
+    text = ('Traceback (most recent call last):\n  File "/srv/app/run.py", line 12, in main\n    out = f(x)\n'
+            "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised: MemoryError: out of host memory\n")
+    assert _root(text)[1] == "kernel_compile_error"  # host-memory-error (45) is below torch-compile-failed (50)
+
+
+def test_the_earlier_of_two_errors_naming_the_same_package_is_reported_with_the_later_ones_rule() -> None:
+    line, category = _root(
+        "importlib.metadata.PackageNotFoundError: qxkern\n"
+        "Exception: qxkern with minimum required version 0.1.6 is not installed. Please reinstall the latest version.\n")
+    assert line == "importlib.metadata.PackageNotFoundError: qxkern" and category == "dependency_version_mismatch"
+
+
+def test_an_earlier_error_about_another_object_does_not_take_the_place() -> None:
+    line, _ = _root(
+        "importlib.metadata.PackageNotFoundError: zzother\n"
+        "Exception: qxkern with minimum required version 0.1.6 is not installed. Please reinstall the latest version.\n")
+    assert line.startswith("Exception: qxkern")
+
+
+def test_a_bare_assertion_yields_to_the_error_line_that_says_why() -> None:
+    line, _ = _root(
+        "[03/27/2026-11:09:02] [TRT] [E] 6: The QX plan could not be loaded: expecting layout 7 got 9, please rebuild.\n"
+        'Traceback (most recent call last):\n  File "/srv/app/runtime.py", line 176, in __init__\n'
+        "    assert self.engine is not None\nAssertionError\n")
+    assert "The QX plan could not be loaded" in line
+
+
+def test_a_bare_assertion_alone_is_still_the_root() -> None:
+    line, _ = _root('Traceback (most recent call last):\n  File "/srv/app/runtime.py", line 176, in __init__\n'
+                    "    assert self.engine is not None\nAssertionError\n")
+    assert line == "AssertionError"
+
+
+def test_an_indented_check_failure_in_a_library_error_box_is_an_error() -> None:
+    line, _ = _root("---------------------------------------------------------------\n"
+                    "An error occurred during the execution of QX.\n"
+                    "---------------------------------------------------------------\n"
+                    "  Check failed: (fload.defined()) is false: QX runtime cannot find qx_load_module\n"
+                    "Stack trace:\n"
+                    '  File "/srv/qx/cpp/chat.cc", line 246\n')
+    assert "Check failed" in line
+
+
+def test_a_traceback_before_a_later_error_line_on_the_same_package_is_its_cause() -> None:
+    line, category = _root(
+        'Traceback (most recent call last):\n  File "/srv/app/qx/version.py", line 3, in check\n'
+        '    v = importlib.metadata.version("qxkern")\nimportlib.metadata.PackageNotFoundError: qxkern\n\n'
+        "2026-12-01 10:00:05 ERROR main: Exception: qxkern with minimum required version 0.1.6 is not installed.\n")
+    assert line == "importlib.metadata.PackageNotFoundError: qxkern" and category == "dependency_version_mismatch"
