@@ -4,6 +4,7 @@ by the knowledge base (cause or consequence, category, fix) and given a ranking 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
@@ -33,8 +34,8 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 class Classifier(Protocol):
     """What the analysis needs from the knowledge base."""
 
-    def classify(self, exception: str | None, message: str, line: str) -> Any:
-        """Best rule match or None."""
+    def classify(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> Any:
+        """Best rule match or None (*frames*: a traceback's frames as `path in func`)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         # traceback text it follows was data, not a crash
         return Candidate(first, None, "traceback text inside a logged message", "truncated", attempt,
                          SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
-    match = embedded_cause(kb, kb.classify(stack.exc_type, stack.message, first.text.strip()), stack.message)
+    frames = tuple(f"{f.path} in {f.func}" for f in stack.frames)
+    match = embedded_cause(kb, kb.classify(stack.exc_type, stack.message, first.text.strip(), frames), stack.message)
     score, role = _score(match, SCORE_TRACEBACK if stack.message.strip() else SCORE_BARE)
     after = trace.stacks[position + 1] if position + 1 < len(trace.stacks) else None
     nxt = after.link if after is not None else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from crashdoc.analyze.attempts import AttemptTracker
@@ -45,13 +45,13 @@ class _Memo:
 
     def __init__(self, kb: object) -> None:
         self.kb = kb
-        self.seen: dict[tuple[str | None, str, str], object] = {}
+        self.seen: dict[tuple[str | None, str, str, tuple[str, ...]], object] = {}
 
-    def classify(self, exception: str | None, message: str, line: str) -> object:
-        key = (exception, message, line)
+    def classify(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> object:
+        key = (exception, message, line, tuple(frames))
         if key in self.seen:
             return self.seen[key]
-        found = self.kb.classify(exception, message, line)  # type: ignore[attr-defined]
+        found = self.kb.classify(exception, message, line, frames)  # type: ignore[attr-defined]
         if len(self.seen) >= self.LIMIT:
             self.seen.clear()
         self.seen[key] = found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -48,17 +49,18 @@ class KnowledgeBase:
         """The rule with this id, or None."""
         return next((r for r in self.rules if r.id == rule_id), None)
 
-    def classify(self, exception: str | None, message: str, line: str) -> RuleMatch | None:
+    def classify(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> RuleMatch | None:
         """Return the best rule for one candidate error, or None.
 
         *exception*: the exception type (dotted or not) or None; when None, a type written at
         the start of *message* or *line* (``KeyError: 'x'``) is used. *message*: the exception
         message or the prefix-stripped line text (may be multi-line). *line*: the
-        prefix-stripped line. Best = highest priority, then cause over consequence, then id.
+        prefix-stripped line. *frames*: a traceback's frames (`path in func`, outermost first), for rules that
+        say where the error was raised. Best = highest priority, then cause over consequence, then id.
         """
         exc = resolve_exception(exception, message or "", line or "")
         for rule in self.rules:
-            found = rule.match(exc, message or "", line or "")
+            found = rule.match(exc, message or "", line or "", frames)
             if found is not None:
                 return found
         return None

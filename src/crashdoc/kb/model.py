@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
@@ -144,6 +145,10 @@ def format_command(template: str | None, captures: dict[str, str]) -> str | None
     return fill_command(template, captures)[0]
 
 
+FRAME_DEPTH = 6
+"""How many of a traceback's innermost frames a rule's `frames:` looks at."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """One knowledge-base rule, loaded from ``rules/<category>/<id>.yaml``."""
@@ -171,18 +176,32 @@ class Rule:
     confidence) in this category ..."""
     alone_text: str | None = None
     """... with this next step (e.g. a lone watchdog timeout: a collective hang)."""
+    frames: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False, hash=False)
+    """Where the exception was raised: one of these is searched in the innermost frames (`path in func`) of its
+    traceback (an IndexError inside triton/compiler/ is Triton's compiler failing, whatever its message)."""
+    fix_apply: str = "manual"
+    """`safe`: `crashdoc fix` may run the command (a pip install/pin of a companion package the knowledge base
+    knows); `manual` (the default): the fix is shown, never run."""
 
     @property
     def is_consequence(self) -> bool:
         """True for wrapper / cascade messages that are never the root cause."""
         return self.role == "consequence"
 
-    def match(self, exception: str | None, message: str, line: str) -> RuleMatch | None:
-        """Match this rule alone; *exception* is the (possibly dotted) type or None.
+    def match(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> RuleMatch | None:
+        """Match this rule alone; *exception* is the (possibly dotted) type or None; *frames* the traceback's
+        frames as `path in func`, outermost first.
 
-        With both ``exception`` and ``regex`` in the rule, both must hold. The regexes are
-        searched in *message* first, then in *line*; the first regex that matches wins.
+        With several of ``exception``, ``regex`` and ``frames`` in the rule, all must hold. The regexes are
+        searched in *message* first, then in *line*; the first regex that matches wins. ``frames`` is searched
+        in the FRAME_DEPTH innermost frames.
         """
+        if self.frames:
+            inner = frames[-FRAME_DEPTH:]
+            if not any(p.search(f) for f in inner for p in self.frames):
+                return None
+            if not self.exceptions and not self.patterns:
+                return self._result({}, None)
         if self.exceptions:
             if last_component(exception) not in self.exceptions:
                 return None

@@ -157,12 +157,14 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: priority must be an integer from 0 to 100; see docs/RULES.md for the scale")
     match = data.get("match")
     groups: set[str] = set()
-    if not isinstance(match, dict) or not (match.get("exception") or match.get("regex")):
-        problems.append(f"{where}: missing 'match'; add 'match:' with 'regex:' and/or 'exception: [TypeName]'")
+    if not isinstance(match, dict) or not (match.get("exception") or match.get("regex") or match.get("frames")):
+        problems.append(f"{where}: missing 'match'; add 'match:' with 'regex:', 'exception: [TypeName]' and/or "
+                        "'frames:'")
     else:
         for key in match:
-            if key not in ("exception", "regex", "ignore_case", "any_level"):
-                problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, ignore_case, any_level")
+            if key not in ("exception", "regex", "frames", "ignore_case", "any_level"):
+                problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, frames, ignore_case, "
+                                "any_level")
         for name in _as_list(match.get("exception")):
             if not isinstance(name, str) or not _EXC_NAME.match(name):
                 problems.append(f"{where}: match.exception '{name}' is not a type name; write the last "
@@ -174,6 +176,7 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         flags = re.IGNORECASE if match.get("ignore_case") else 0
         found, groups = _check_regexes(where, _as_list(match.get("regex")), flags)
         problems += found
+        problems += _check_regexes(f"{where}: match.frames", _as_list(match.get("frames")), 0)[0]
     lookup_problems, lookup_names = _check_lookup(where, data.get("lookup"), groups)
     problems += lookup_problems
     explanation = data.get("explanation")
@@ -184,8 +187,9 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: 'fix' must be a mapping with 'text:' and optional 'command:'")
         fix = {}
     for key in fix:
-        if key not in ("text", "command", "fallback_command"):
-            problems.append(f"{where}: unknown field 'fix.{key}'; use text, command, fallback_command")
+        if key not in ("text", "command", "fallback_command", "apply"):
+            problems.append(f"{where}: unknown field 'fix.{key}'; use text, command, fallback_command, apply")
+    problems += _check_apply(where, fix)
     if role == "cause" and not (isinstance(fix.get("text"), str) and fix["text"].strip()):
         problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
     known = groups | lookup_names
@@ -196,6 +200,21 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
     if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
         problems.append(f"{where}: 'references' must be a list of http(s) URLs")
     return problems + _check_examples(where, data.get("examples"))
+
+
+#: the only commands `fix.apply: safe` may mark: one pip install of pinned packages (`NAME==VERSION`)
+SAFE_COMMAND = re.compile(r"pip install(?: \{?[A-Za-z0-9._-]+\}?==\{?[\w.+-]+\}?)+(?: --index-url https://[\w./{}+-]+)?")
+
+
+def _check_apply(where: str, fix: dict[str, Any]) -> list[str]:
+    """`fix.apply` is `safe` or `manual`; `safe` only on a pinned pip install (crashdoc fix runs it)."""
+    value = fix.get("apply", "manual")
+    if value not in ("safe", "manual"):
+        return [f"{where}: 'fix.apply' is {value!r}; use safe (crashdoc fix may run the command) or manual"]
+    if value == "safe" and not (isinstance(fix.get("command"), str) and SAFE_COMMAND.fullmatch(fix["command"])):
+        return [f"{where}: 'fix.apply: safe' needs a 'fix.command' of the form `pip install NAME==VERSION`"
+                " (a companion pin); mark other fixes manual"]
+    return []
 
 
 def build_rule(data: dict[str, Any], where: str) -> Rule:
@@ -213,11 +232,12 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         priority=int(data.get("priority", DEFAULT_PRIORITY)),
         explanation=" ".join(data["explanation"].split()),
         fix_text=fix.get("text"), fix_command=fix.get("command"),
-        fallback_command=fix.get("fallback_command"),
+        fallback_command=fix.get("fallback_command"), fix_apply=str(fix.get("apply", "manual")),
         exceptions=tuple(_as_list(match.get("exception"))), regexes=regexes,
         ignore_case=bool(match.get("ignore_case", False)),
         any_level=bool(match.get("any_level", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
+        frames=tuple(re.compile(rx) for rx in _as_list(match.get("frames"))),
     )
