@@ -106,3 +106,14 @@ def test_a_traceback_before_a_later_error_line_on_the_same_package_is_its_cause(
         '    v = importlib.metadata.version("qxkern")\nimportlib.metadata.PackageNotFoundError: qxkern\n\n'
         "2026-12-01 10:00:05 ERROR main: Exception: qxkern with minimum required version 0.1.6 is not installed.\n")
     assert line == "importlib.metadata.PackageNotFoundError: qxkern" and category == "dependency_version_mismatch"
+
+
+_PYDANTIC = ("pydantic_core._pydantic_core.ValidationError: 1 validation error for QxConfig\nshard_layout\n"
+             "  Value error, Unsupported shard layout: zigzag [type=value_error, input_value='zigzag', input_type=str]\n"
+             "    For further information visit https://errors.pydantic.dev/2.10/v/value_error\n")
+
+
+def test_a_validation_error_is_reported_at_the_line_that_states_it() -> None:
+    assert "Unsupported shard layout: zigzag" in _root(_PYDANTIC)[0]
+    tb = 'Traceback (most recent call last):\n  File "/srv/app/cfg.py", line 3, in load\n    QxConfig(**raw)\n'
+    assert "Unsupported shard layout: zigzag" in _root(tb + _PYDANTIC)[0]

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol, cast
 
 from crashdoc.kb.model import format_command
 from crashdoc.parse.errors import bare_exception, is_error_line
-from crashdoc.parse.exceptions import is_exception_name
+from crashdoc.parse.exceptions import is_exception_name, stating_line
 from crashdoc.parse.incidents import announced, announces
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Stack, Trace
@@ -112,13 +112,13 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         # `try: import x / except ImportError: raise OtherError(...)`: an optional-import probe the handler
         # turned into an unrelated error; a re-raise of the same family keeps the import error the cause
         score = min(score, SCORE_TRACEBACK - 1)
-    line = first
+    line = stack.lines[stating_line([ln.text for ln in stack.lines])]
     matched = getattr(match, "matched_text", None) if match is not None else None
     if matched:
         head = matched.splitlines()[0] if matched.strip() else matched
         for ln in stack.lines:
             if head and head in ln.text:
-                line = ln
+                line = ln if ln is not first else line  # a count-only first line yields to the stating one
                 break
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
 
@@ -237,7 +237,7 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
         head = matched.splitlines()[0] if matched else ""
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
     if at == 0 and (best is None or _is_cause(best)):
-        at = announced(lines) or 0
+        at = announced(lines) or stating_line([ln.text for ln in lines])
     elif at and per[0] is None and exc is not None and names_same_object(msg, texts[at], True):
         at = 0  # `PackageNotFoundError: x` then `x ... is not installed`: the first states it, the rule explains
     score, role = _score(best, SCORE_ERROR_LINE)

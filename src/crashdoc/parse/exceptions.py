@@ -53,3 +53,17 @@ def last_component(exception: str | None) -> str | None:
         return None
     name = exception.strip().split("(", 1)[0]
     return name.rsplit(".", 1)[-1] or None
+
+
+_COUNT_ONLY = re.compile(r"\d+ validation errors? for [\w.]+\s*$")
+_STATED = re.compile(r"^\s+\S.*\[type=\w+")
+
+
+def stating_line(texts: list[str]) -> int:
+    """Which line of a multi-line exception message states the error: the first, except after a line that only
+    counts errors (pydantic's `1 validation error for LLMConfig`, then the field, then `  Value error, ... [type=
+    value_error, ...]`), where it is the first error line under it."""
+    if not texts or not _COUNT_ONLY.search(texts[0]):
+        return 0
+    return next((i for i, t in enumerate(texts) if i and _STATED.search(t)), 0)
+
