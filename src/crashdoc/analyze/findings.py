@@ -8,6 +8,7 @@ from dataclasses import replace
 from crashdoc.analyze.attempts import AttemptState
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
 from crashdoc.analyze.rank import Group
+from crashdoc.kb.inventory import Known, category_advice, lookup
 from crashdoc.model import Attempt, Evidence, Finding, Fix, Where
 from crashdoc.parse.traceback import Frame
 
@@ -70,6 +71,11 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     if m is not None:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
         category, rule, explanation = m.rule.category, m.rule.id, m.rule.explanation
+    elif (known := _known_message(c)) is not None:
+        fix, category, rule = Fix(category_advice(known.category)), known.category, None
+        explanation = (f"No rule knows this error, but {known.project}'s own source raises it ({known.file}:{known.line}:"
+                       f" \"{known.template[:160]}\"), and crashdoc's message inventory labels that message "
+                       f"{known.category}.")
     else:
         fix, category, rule, explanation = Fix(UNKNOWN_FIX), "other", None, ""
     where = Where(
@@ -84,6 +90,14 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         explanation=explanation, evidence=_evidence(c, frame), count=len(streams),
         processes=tuple(procs), ranks=tuple(ranks), fingerprint=g.fingerprint,
     )
+
+
+def _known_message(c: Candidate) -> Known | None:
+    """The engines' message inventory on an error no rule knows (a traceback's exception or an error line)."""
+    if c.role != "unknown" or c.kind == "truncated":
+        return None
+    text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
+    return lookup(text.split("\n")[0][:2000])
 
 
 def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:

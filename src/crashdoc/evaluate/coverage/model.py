@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-INVENTORY_DIR = Path(__file__).resolve().parents[2] / "data" / "inventory"
+from crashdoc.kb.inventory import INVENTORY_DIR, read_rows
 
 OUTCOMES = ("classified", "wrong", "unknown")
 
@@ -85,17 +84,14 @@ class CoverageReport:
 def load_inventory(directory: Path | str = INVENTORY_DIR, project: str | None = None) -> list[Message]:
     """The labelled rows (category not null) of every `*.jsonl` in *directory*, or of one project."""
     out: list[Message] = []
-    for path in sorted(Path(directory).glob("*.jsonl")):
-        with path.open(encoding="utf-8") as fh:
-            for raw in fh:
-                if not raw.strip():
-                    continue
-                row = json.loads(raw)
-                if not row.get("category") or not row.get("template"):
-                    continue
-                if project is not None and row["project"] != project:
-                    continue
-                out.append(Message(row["project"], str(row.get("version") or ""), str(row.get("file") or ""),
-                                   int(row.get("line") or 0), str(row.get("kind") or ""), row.get("exception"),
-                                   row["template"], row["category"], row.get("role") or "cause"))
+    for row in read_rows(Path(directory)):
+        exc = row.get("exception")
+        if not row.get("category") or not row.get("template"):
+            continue
+        if project is not None and row["project"] != project:
+            continue
+        out.append(Message(str(row["project"]), str(row.get("version") or ""), str(row.get("file") or ""),
+                           int(str(row.get("line") or 0)), str(row.get("kind") or ""),
+                           exc if isinstance(exc, str) else None,
+                           str(row["template"]), str(row["category"]), str(row.get("role") or "cause")))
     return out
