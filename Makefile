@@ -2,9 +2,9 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap podman runc
+APT_PACKAGES := openssh-server openssh-client systemd-container systemd-journal-remote mmdebstrap debootstrap podman runc zsh fish
 
-.PHONY: demo dev test lint system-deps rules corpus bench clean
+.PHONY: demo dev test lint system-deps rules corpus bench fuzz clean
 
 $(BIN)/crashdoc: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -15,6 +15,11 @@ $(BIN)/crashdoc: pyproject.toml
 ## demo: install crashdoc and diagnose the founding case shipped in examples/
 demo: $(BIN)/crashdoc
 	$(BIN)/crashdoc diagnose examples/founding-case.log
+	@echo
+	@echo "crashdoc is installed in $(VENV): run it as $(BIN)/crashdoc, or put it on your PATH:"
+	@echo "  pipx install .                      # its own environment, crashdoc on PATH"
+	@echo "  export PATH=\"$(CURDIR)/$(BIN):\$$PATH\"   # or this, in ~/.bashrc"
+	@echo "Tab completion: eval \"\$$(crashdoc completion bash)\"  (zsh: the same; fish: crashdoc completion fish | source)"
 
 dev: $(BIN)/crashdoc
 
@@ -47,6 +52,14 @@ test: system-deps $(BIN)/crashdoc lint
 bench: $(BIN)/crashdoc
 	$(BIN)/python bench/bench_scan.py
 	$(BIN)/python bench/bench_watch.py
+
+## fuzz: 100,000 hostile inputs through diagnose and every renderer (make test runs a fixed-seed 600), then the
+## growth check (time on doubled inputs); failing inputs land in tests/fuzz/regressions/
+FUZZ_EXAMPLES ?= 100000
+fuzz: $(BIN)/crashdoc
+	CRASHDOC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider --timeout=0 \
+	  --hypothesis-show-statistics tests/fuzz/test_fuzz.py
+	$(BIN)/python bench/bench_growth.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -4,7 +4,8 @@
 Run it with the Python of the crashdoc being measured (bench/matrix.py does):
 
     /path/to/venv/bin/python bench/hotlines.py text FILE          # block scanner, as `crashdoc diagnose FILE`
-    /path/to/venv/bin/python bench/hotlines.py json FILE          # record by record (journal JSON, docker json-file)
+    /path/to/venv/bin/python bench/hotlines.py json FILE          # journal JSON, docker json-file: raw-scanned like
+                                                                  # text, or record by record by an older crashdoc
     /path/to/venv/bin/python bench/hotlines.py journal DIR UNIT   # `journalctl --directory DIR -u UNIT -o json`, as json
 
 Prints one JSON object: lines, hot (lines where at least one marker class or rule regex matched), selected
@@ -26,7 +27,7 @@ SAMPLE = 20000
 """Hot lines whose patterns are identified one by one (Python re is slow on hundreds of patterns)."""
 
 
-def _scanner():
+def _scanner(json_lines: bool = False):
     from crashdoc.kb import KnowledgeBase
 
     kb = KnowledgeBase.load()
@@ -35,7 +36,20 @@ def _scanner():
     except ImportError:  # an older crashdoc (a baseline checkout): the scanner was built in investigate
         from crashdoc.investigate import make_scanner  # type: ignore[attr-defined,no-redef]
 
+    if json_lines:  # raw-scan-first: JSON lines go through the block scanner like text
+        return make_scanner(kb, json_lines=True)
     return make_scanner(kb)
+
+
+def _raw_json_scan() -> bool:
+    """This crashdoc scans JSON lines raw (only hot records are decoded)."""
+    import inspect
+
+    try:
+        from crashdoc.analyze.pipeline import make_scanner
+    except ImportError:
+        return False
+    return "json_lines" in inspect.signature(make_scanner).parameters
 
 
 class Attribution:
@@ -69,8 +83,8 @@ class Attribution:
                 for (c, p), k in self.counts.most_common(n)]
 
 
-def text_mode(path: str) -> dict:
-    sc = _scanner()
+def text_mode(path: str, json_lines: bool = False) -> dict:
+    sc = _scanner(json_lines)
     names = [c.name for c in sc.classes]
     per = Counter()
     att = Attribution(sc.classes)
@@ -89,7 +103,12 @@ def text_mode(path: str) -> dict:
 
 
 def json_mode(stream) -> dict:
-    from crashdoc.parse.lines import parse_json_lines, parse_line
+    from crashdoc.parse.lines import parse_line
+
+    try:
+        from crashdoc.parse.records import parse_json_lines
+    except ImportError:  # an older crashdoc
+        from crashdoc.parse.lines import parse_json_lines  # type: ignore[attr-defined,no-redef]
 
     sc = _scanner()
     names = [c.name for c in sc.classes]
@@ -127,6 +146,8 @@ def main(argv: list[str]) -> int:
     mode, path = argv[0], argv[1]
     if mode == "text":
         res = text_mode(path)
+    elif mode == "json" and _raw_json_scan():
+        res = text_mode(path, json_lines=True)
     elif mode == "json":
         with open(path, "rb") as f:
             res = json_mode(f)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shared import SHARED, SHARED_TAG, shared_reason
 from tests.support.sshd import SSHD, SshServer, start_sshd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,12 +21,20 @@ def repo_root() -> Path:
     return ROOT
 
 
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own incident memory (CRASHDOC_STATE_DIR): the suite never writes to the real home."""
+    path = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("CRASHDOC_STATE_DIR", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
     """The dev corpus (CRASHDOC_CORPUS or ../shared/corpus/dev); skips when absent."""
     path = Path(os.environ.get("CRASHDOC_CORPUS", ROOT.parent / "shared" / "corpus" / "dev"))
     if not (path / "cases").is_dir() and not path.is_dir():
-        pytest.skip(f"corpus folder {path} is absent (set CRASHDOC_CORPUS to a folder in the corpus format)")
+        pytest.skip(shared_reason(path))
     return path
 
 
@@ -51,3 +60,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def update_golden(request: pytest.FixtureRequest) -> bool:
     """True when the run rewrites golden files."""
     return bool(request.config.getoption("--update-golden"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say which tests were skipped because ../shared is absent, and why, in one block at the end."""
+    reports = [r for r in terminalreporter.stats.get("skipped", []) if SHARED_TAG in str(getattr(r, "longrepr", ""))]
+    if not reports:
+        return
+    tests = sorted({r.nodeid.split("[")[0] for r in reports})
+    terminalreporter.write_sep("-", f"{len(reports)} skipped: ../shared is absent (dev corpus, judge's scorer)",
+                               yellow=True)
+    for t in tests:
+        terminalreporter.write_line(f"  {t}")
+    terminalreporter.write_line(f"  {shared_reason(SHARED)}")

@@ -157,11 +157,79 @@ class UnitFacts:
 
 
 @dataclass(frozen=True)
+class LastFailure:
+    """The newest attempt that failed, before the present one (`State.last_failure`)."""
+
+    attempt: int | None
+    """1-based position among the attempts read (the journal window or the container's starts)."""
+    invocation_id: str | None
+    at: str | None
+    """When it ended (ISO 8601), when known."""
+    message: str
+    """Its root cause in short (`RuntimeError: flashinfer-cubin version ...`), or its outcome."""
+    fingerprint: str | None = None
+    category: str | None = None
+    rule: str | None = None
+
+
+@dataclass(frozen=True)
+class State:
+    """The present of a service, set against its last failure (analyze/state.py)."""
+
+    now: str
+    """`running` (up: ready line or health endpoint), `starting`, `failed`, `looping` (systemd or the container
+    engine restarts it after failures), `stopped`."""
+    since: str | None
+    """ISO 8601: when it became ready (running), started (starting), or last ended."""
+    last_failure: LastFailure | None
+    ready: bool | None = None
+    """The newest attempt said it is up (True), did not (False), or nothing tells (None: no engine lines)."""
+    phase: str | None = None
+    """The start phase of a starting attempt (`loading weights`)."""
+    detail: str = ""
+    """One line for the reports: `running and ready since 09:41 (12 min); the last failure was ...`."""
+
+    @property
+    def recovered(self) -> bool:
+        """The last failure is followed by a healthy attempt that is still running (exit status 6)."""
+        return self.now == "running" and self.ready is True and self.last_failure is not None
+
+
+@dataclass(frozen=True)
 class Skipped:
     """Something that could not be checked, and why (a value, not an exception)."""
 
     what: str
     reason: str
+
+
+@dataclass(frozen=True)
+class PastIncident:
+    """An earlier incident with the same root cause, from the incident memory (crashdoc.history)."""
+
+    host: str
+    unit: str | None
+    at: str
+    """When it was first diagnosed (ISO 8601, UTC)."""
+    fix_command: str | None = None
+    """The fix applied to it, when one was recorded."""
+    verdict: str | None = None
+    """`fixed` (verified), `not_fixed`, `new_error`, or None (no verdict recorded)."""
+
+
+@dataclass(frozen=True)
+class History:
+    """What the incident memory knows about this root cause (`Diagnosis.history`)."""
+
+    fingerprint: str
+    incident: int | None
+    """Id of this diagnosis's incident in the memory (None when it was not recorded)."""
+    seen_before: tuple[PastIncident, ...] = ()
+    """Earlier incidents with the same fingerprint, the most telling first (a verified fix, then newest)."""
+    total: int = 0
+    """How many earlier incidents there are (seen_before is bounded)."""
+    summary: str = ""
+    """One line: "seen before: node-03, 2026-11-12 09:41 UTC, fixed by `...` (verified)", or "" when new."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +252,11 @@ class Diagnosis:
     """What could not be read or checked."""
     unit: UnitFacts | None = None
     """The unit's facts, when a unit was diagnosed."""
+    state: State | None = None
+    """The service's present against its last failure (units and containers; None for a log file)."""
     lines_read: int = 0
     """Input lines read."""
     bytes_read: int = 0
     """Input bytes read."""
+    history: History | None = None
+    """What the incident memory knows about the root cause (None: not recorded, e.g. a plain file)."""

@@ -10,6 +10,7 @@ import pytest
 from crashdoc.investigate import diagnose_stream
 from crashdoc.sources.file import open_input
 from tests.cli.helpers import ROOT, crashdoc
+from tests.support.shared import shared_reason
 
 ASSETS = ROOT / "tests" / "assets" / "logs"
 
@@ -33,7 +34,7 @@ def test_dev_corpus_floors(corpus_dir: Path) -> None:
 def test_eval_agrees_with_the_judges_scorer(corpus_dir: Path, tmp_path: Path) -> None:
     scorer = ROOT.parent / "shared" / "tools" / "score.py"
     if not scorer.exists():
-        pytest.skip(f"{scorer} is absent")
+        pytest.skip(shared_reason(scorer))
     import subprocess
     import sys
 

@@ -35,7 +35,7 @@ def test_registry_sets():
 
 
 def test_selection_names_sets_and_typos():
-    checks, skipped = select_checks(["default,imports", "gpus"])
+    checks, skipped = select_checks(["default,imports,patches", "gpus"])
     assert [c.name for c in checks] == list(CHECKS)
     assert skipped[0].what == "check gpus" and "did you mean 'gpu'?" in skipped[0].reason
     assert [c.name for c in select_checks(["all"])[0]] == list(CHECKS)

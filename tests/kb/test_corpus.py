@@ -18,6 +18,7 @@ import pytest
 from crashdoc.kb import KnowledgeBase, RuleMatch
 from crashdoc.parse.errors import bare_exception
 from crashdoc.parse.lines import parse_line
+from tests.support.shared import shared_reason
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,7 +29,7 @@ def _corpus_dir() -> Path:
     root = Path(env) if env else REPO.parent / "shared" / "corpus" / "dev"
     cases = root / "cases" if (root / "cases").is_dir() else root
     if not cases.is_dir() or not any(cases.glob("*.json")):
-        pytest.skip(f"no corpus at {root} (set CRASHDOC_CORPUS to a folder holding cases/*.json + *.log)")
+        pytest.skip(shared_reason(root))
     return cases
 
 

@@ -16,10 +16,13 @@ STAGES = [
     {"kb"},
     {"analyze"},
     {"envdoctor"},
+    {"history"},  # imports only the model: before actions, so `crashdoc fix` can record its commands and verdicts
     {"investigate", "actions"},
+    {"fleet"},
     {"report"},
     {"evaluate", "watch"},
-    {"cli", "__main__"},
+    {"fixloop"},
+    {"cli", "__main__", "completion"},  # completion reads the parser cli builds
 ]
 RANK = {name: i for i, names in enumerate(STAGES) for name in names}
 MAX_LINES = 310

@@ -157,6 +157,8 @@ def _import_probe(stack: Stack, handler: Stack) -> bool:
 
 _EMBEDDED = re.compile(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
 _RAISED = re.compile(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
+#: embedded errors tried per line, and how much text of each (linear time on hostile lines)
+EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
 
 
 def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
@@ -173,7 +175,9 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
         parts.append(text[at + len(head):])
     for m in _EMBEDDED.finditer(text):
         if m.start(1) > 0:
-            parts.append(text[m.start(1):])
+            parts.append(text[m.start(1):m.start(1) + EMBEDDED_SPAN])
+        if len(parts) >= EMBEDDED_MAX:  # a line of thousands of `XError: ` must not cost thousands of full scans
+            break
     r = _RAISED.search(text)
     if r is not None:
         parts.append(text[r.end():])

@@ -21,6 +21,7 @@ from typing import Any
 import crashdoc.investigate as investigate
 from crashdoc.actions.container import ContainerFreeze, freeze_argvs, freeze_container
 from crashdoc.analyze.findings import summary
+from crashdoc.analyze.state_container import StartTee, container_present
 from crashdoc.investigate.unit import print_to_stderr
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, Section, Skipped, Where
@@ -80,6 +81,7 @@ def diagnose_container(
     freeze: bool = False,
     since: str | None = None,
     announce: Callable[[str], None] = print_to_stderr,
+    health: tuple[bool, str] | None = None,
 ) -> Diagnosis:
     """Diagnose a docker or podman container on the runner's host (local, or --host over ssh).
 
@@ -99,7 +101,7 @@ def diagnose_container(
         if done.ok:
             facts = done.after or read_container(runner, tool, name)
     logs = ContainerLogs(runner, tool, name, since=since)
-    diag = investigate.run(logs, kb=kb)
+    diag = investigate.run(tee := StartTee(logs, facts.started_at if facts.running else None), kb=kb)
     attempts, current, notes = restart_history(diag.attempts, before, facts if done and done.ok else None)
     diag = replace(diag, attempts=attempts)
     cause = state_cause(before, kb, current, runner.host)
@@ -110,8 +112,9 @@ def diagnose_container(
     if root is not None:
         root = next((new for old, new in zip(diag.findings, fixed) if old is root), shm_fix(root, before))
     diag = replace(diag, root_cause=root, findings=fixed)
-    section = container_section(runner, facts, before, done, freeze, logs, diag.attempts, notes, cause)
-    return replace(diag, sections=(section, *diag.sections), skipped=(*diag.skipped, *skipped))
+    now = container_present(facts, diag.attempts, current, tee.scan, health)  # the present against the last failure
+    section = container_section(runner, facts, before, done, freeze, logs, diag.attempts, notes, cause, now.now)
+    return replace(diag, sections=(section, *diag.sections), skipped=(*diag.skipped, *skipped), state=now)
 
 
 def restart_history(
@@ -259,7 +262,7 @@ def rerun_with_shm(facts: ContainerFacts) -> str | None:
 
 def container_section(
     runner: Runner, f: ContainerFacts, before: ContainerFacts, done: ContainerFreeze | None, freeze_asked: bool,
-    logs: ContainerLogs, attempts: Sequence[Attempt], notes: Sequence[str], cause: Finding | None,
+    logs: ContainerLogs, attempts: Sequence[Attempt], notes: Sequence[str], cause: Finding | None, now: str = "",
 ) -> Section:
     """The `container` section: what the container is doing, what it runs with, what crashdoc read and did."""
     where = runner.host or "this machine"
@@ -283,7 +286,7 @@ def container_section(
     lines.extend(notes)
     if cause is not None:
         lines.append(f"from the container's state: {cause.message} ({cause.confidence} confidence)")
-    if not froze and before.looping:
+    if not froze and before.looping and now != "running":  # a running service is never told to freeze
         lines.append("still restarting: run with --freeze to stop it (crashdoc changed nothing on the host)")
     elif freeze_asked and not froze:
         lines.append("--freeze did not stop the container (see skipped); it may still be restarting")

@@ -10,6 +10,7 @@ from typing import Any
 
 import crashdoc.investigate as investigate
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
+from crashdoc.analyze.state import unit_present
 from crashdoc.errors import InputError
 from crashdoc.investigate.unit_section import unit_section
 from crashdoc.model import Attempt, Diagnosis, Skipped
@@ -17,7 +18,7 @@ from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, window
 from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
 from crashdoc.sources.interface import RecordStream
 from crashdoc.sources.interpreter import PYTHON
-from crashdoc.sources.journal_access import check_access
+from crashdoc.sources.journal_access import check_access, journal_skipped, verify_copies
 from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
 from crashdoc.sources.unit import (
     UnitState,
@@ -49,13 +50,15 @@ def diagnose_unit(
     journal_args: tuple[str, ...] = (),
     announce: Callable[[str], None] = print_to_stderr,
     kb: Any = None,
+    health: tuple[bool, str] | None = None,
 ) -> Diagnosis:
     """Diagnose a systemd unit on the runner's host, or in a copied journal (journal_args).
 
     Reads the unit's state (`systemctl show`; from systemd's records in the journal when journal_args name a
     copy), optionally stops its restart loop (`freeze`, after announcing the exact command), fetches the failing
     attempts whole by invocation id plus systemd's and the kernel's records in their time window, and hands
-    them to the log pipeline. Nothing on the host changes unless `freeze` is set.
+    them to the log pipeline; the newest attempt is set against the last failure (`state`; `health`: one answer
+    of the service's health endpoint). Nothing on the host changes unless `freeze` is set.
     """
     unit = normalize_unit(unit)
     wanted = DEFAULT_ATTEMPTS if attempts is None else attempts
@@ -99,6 +102,7 @@ def diagnose_unit(
             ))
 
     journal = Journal(runner, journal_args, version)
+    notes += (damaged := verify_copies(runner, journal_args, journal.where) if copied else [])  # a wrong answer ahead
     limit = max(200, RECORDS_PER_ATTEMPT * wanted)
     scan = journal.unit_records(unit, since=since, limit=limit)
     runs = runs_from_records(scan) or runs_from_output(journal.output_invocations(unit, since=since, limit=limit * 50))
@@ -122,14 +126,17 @@ def diagnose_unit(
 
     source = _source(unit, runner, journal_args)
     if not chosen:
-        section = unit_section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args)
+        now = unit_present(journal, runs, state, (), None, health)
+        section = unit_section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args,
+                               now.now)
         return Diagnosis(
             source=source,
             root_cause=None,
             summary=f"the journal has no records of {unit}" + (f" since {since}" if since else ""),
             sections=(section,),
-            skipped=tuple(skipped),
+            skipped=(*skipped, *journal_skipped(damaged, journal.warnings)),
             unit=state.facts(),
+            state=now,
         )
 
     kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
@@ -143,15 +150,16 @@ def diagnose_unit(
             skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
             notes.append(reason)
     diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
-    section = unit_section(
-        unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes, diag.attempts, journal_args
-    )
+    now = unit_present(journal, runs, state, diag.attempts, diag.root_cause, health)
+    section = unit_section(unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes,
+                           diag.attempts, journal_args, now.now)
     return replace(
         diag,
         source=source,
         unit=state.facts(),
+        state=now,
         sections=(section, *diag.sections),
-        skipped=(*diag.skipped, *skipped),
+        skipped=(*diag.skipped, *skipped, *journal_skipped(damaged, journal.warnings)),
     )
 
 
@@ -300,5 +308,3 @@ def _source(unit: str, runner: Runner, journal_args: Sequence[str]) -> str:
         paths = " ".join(a for a in journal_args if not a.startswith("-"))
         return f"unit {unit} in {paths}"
     return f"unit {unit} on {runner.host or 'this machine'}"
-
-

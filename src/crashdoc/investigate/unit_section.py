@@ -27,8 +27,10 @@ def unit_section(
     notes: Sequence[str],
     attempts: Sequence[Attempt],
     journal_args: Sequence[str],
+    now: str | None = None,
 ) -> Section:
-    """The `unit` section: what the unit is doing, what was examined, and what crashdoc did (or not)."""
+    """The `unit` section: what the unit is doing, what was examined, and what crashdoc did (or not); `now` is the
+    present (analyze/state.py): a running service is never told to freeze."""
     lines: list[str] = []
     where = f"in {' '.join(a for a in journal_args if not a.startswith('-'))}" if journal_args else (
         f"on {runner.host or 'this machine'}"
@@ -45,7 +47,8 @@ def unit_section(
     elif state.exec_start:
         lines.append(f"runs {' '.join(state.exec_start[0].argv) or state.exec_start[0].path} (no Python interpreter found in it)")
     lines.extend(notes)
-    if not froze and state.looping and state.source == "systemctl":
+    looping = state.looping and now != "running"
+    if not froze and looping and state.source == "systemctl":
         lines.append("still looping: run with --freeze to stop it (crashdoc changed nothing on the host)")
     elif freeze_asked and not froze and state.source == "systemctl":
         lines.append("--freeze did not stop the unit (see skipped); it may still be looping")
@@ -58,7 +61,7 @@ def unit_section(
         frozen=froze,
         freeze_command=" ".join(freeze_argv(unit)) if freeze_asked else None,
         state_before_freeze=before.data() if before is not None else None,
-        still_looping=(not froze and state.looping),
+        still_looping=(not froze and looping),
         attempts_examined=[r.data() for r in chosen],
         first_of_loop=first_of_loop.invocation_id if first_of_loop else None,
         journal_bytes=journal.bytes_read,

@@ -7,14 +7,31 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from crashdoc.kb.cache import content_key, load_cached, store_cached
 from crashdoc.kb.loader import (
+    Location,
     load_dirs,
     package_rules_dir,
     raise_on_problems,
     user_rule_dirs,
 )
+from crashdoc.kb.loader import _iter_files as iter_files
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
 from crashdoc.kb.scan import exception_pattern, to_scan_pattern
+
+
+def _content_key(dirs: list[tuple[Location, bool]]) -> str | None:
+    """The cache key of these rule directories (every rule file's path and bytes), or None when one cannot be
+    read (then the rules load the slow way and report the problem)."""
+    files: list[tuple[str, bytes]] = []
+    try:
+        for root, is_user in dirs:
+            files.append((f"root:{root}:{is_user}", b""))
+            for entry, _ in iter_files(root):
+                files.append((str(entry), entry.read_bytes()))
+    except OSError:
+        return None
+    return content_key(files)
 
 
 def precedence(rule: Rule) -> tuple[int, int, str]:
@@ -36,9 +53,18 @@ class KnowledgeBase:
         a missing user directory or a duplicate id.
         """
         dirs = [(package_rules_dir(), False)] + [(d, True) for d in user_rule_dirs(extra_dirs)]
+        key = _content_key(dirs)
+        cached = load_cached("kb", key) if key else None
+        if isinstance(cached, tuple) and len(cached) == 2:
+            kb = cls(cached[0])
+            kb.__dict__["_scan_patterns"] = cached[1]  # the cached_property, filled from the cache
+            return kb
         result = load_dirs(dirs)
         raise_on_problems(result.problems)
-        return cls.from_rules(result.rules)
+        kb = cls.from_rules(result.rules)
+        if key:
+            store_cached("kb", key, (kb.rules, kb._scan_patterns))
+        return kb
 
     @classmethod
     def from_rules(cls, rules: tuple[Rule, ...] | list[Rule]) -> KnowledgeBase:

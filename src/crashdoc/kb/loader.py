@@ -14,8 +14,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Union
 
-import yaml
-
 try:  # Python >= 3.11
     from importlib.resources.abc import Traversable
 except ImportError:  # pragma: no cover - Python 3.10
@@ -24,9 +22,6 @@ except ImportError:  # pragma: no cover - Python 3.10
 from crashdoc.kb.errors import RuleError
 from crashdoc.kb.model import Rule
 from crashdoc.kb.schema import build_rule, check_rule
-
-# NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 ENV_VAR = "CRASHDOC_RULES"
 Location = Union[Path, Traversable]  # noqa: UP007 - a runtime alias on Python 3.10
@@ -66,8 +61,12 @@ def _load_file(entry: Location, at_root: bool, is_user: bool) -> tuple[Rule | No
     """Parse and validate one file."""
     where = str(entry)
     stem = entry.name.rsplit(".", 1)[0]
+    import yaml  # NOTE: imported when rules are parsed: a start from the compiled cache (kb/cache.py) needs none
+
+    # NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        data = yaml.load(entry.read_text(encoding="utf-8"), Loader=loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}" if mark is not None else ""

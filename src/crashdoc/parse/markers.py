@@ -1,15 +1,36 @@
-"""The cheap markers that make a line worth parsing, and how much context each pulls in.
+"""The cheap markers that make a line worth parsing, how much context each pulls in, and the strict checks a
+hit passes before its line counts as hot.
 
 Each marker class has a context window: a traceback header pulls in the lines after it (the frames and the
 exception, interleaved with other ranks), an error word a few lines (multi-line messages), a systemd or phase
 line only itself. Knowledge-base rule regexes are added as a class of their own by the scanner.
+
+Anchoring: a hyperscan pattern finds a word; whether the line is a failure is decided on the line, in Python,
+before anything is decoded or parsed (and only for the few lines with a hit):
+
+- `drop_levels`: a hit on a line whose level field (`line_level`) says the program logged information (INFO,
+  DEBUG ...) is not a failure: a request log quoting a user's prompt ("my room", "access denied", a pasted
+  traceback) or NCCL's `NCCL INFO` chatter. Error words and signal names also drop on WARNING lines: a warning
+  is never an error line by itself (parse/errors.py), only a rule hit makes it a candidate.
+- `strict`: a boundary hit counts only on a line the attempt tracker or the phase table reads: a systemd
+  record, an engine's start banner, a phase line; never NCCL's own INFO lines (`Connected all rings`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 
+from crashdoc.parse.errors import QUIET_LEVELS
 from crashdoc.parse.formats import scan_patterns
+
+QUIET = QUIET_LEVELS
+"""Level fields of lines that are not error lines by themselves (parse/errors.py)."""
+LOGGED = QUIET - {"WARNING"}
+"""Level fields of lines the program logged as information."""
+DEBUG_LEVELS = frozenset({"DEBUG", "TRACE"})
+"""Level fields of probes: never a candidate, even when a rule knows the text (analyze/candidates.py)."""
 
 
 @dataclass(frozen=True)
@@ -22,6 +43,13 @@ class MarkerClass:
     """Lines of context before a hit."""
     after: int
     """Lines of context after a hit."""
+    drop_levels: frozenset[str] = frozenset()
+    """A hit after a level field in this set does not make the line hot."""
+    strict: bool = False
+    """A hit counts only when the line passes `strict_boundary` (a systemd record, a banner, a phase line)."""
+    drop_quoted: frozenset[str] = frozenset()
+    """A hit inside a quoted value (after `: '`, `="` ...) of a line with a level field in this set does not
+    make the line hot: a request log's prompt, a config dump; the head of the line still counts."""
 
 
 TRACEBACK = MarkerClass(
@@ -36,6 +64,7 @@ TRACEBACK = MarkerClass(
     ),
     before=2,
     after=60,
+    drop_levels=LOGGED,
 )
 """Frames (`File "...", line N`) are hot themselves and extend the window, so a traceback stays covered for as
 long as its frames keep coming, interleaved with other ranks' lines, without a fixed long window."""
@@ -44,13 +73,22 @@ EXCEPTION = MarkerClass(
     "exception",
     (
         r"[A-Za-z](?:Error|Exception|Exit|Interrupt|Warning)\b",
-        r"(?:Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic)(?::| \d| ?\[|\]|\b)",
         r"\bwhat\(\): ",
         r'File "[^"]+", line \d+',
     ),
     before=2,
     after=30,
+    drop_levels=LOGGED,
 )
+
+WORDS = MarkerClass(
+    "words",
+    (r"(?:Error|ERROR|error|FATAL|Fatal|fatal|CRITICAL|panic)(?::| \d| ?\[|\]|\b)",),
+    before=2,
+    after=30,
+    drop_levels=QUIET,
+)
+"""Error words outside an exception shape (`error: ...`, `FATAL [`, `panic:`)."""
 
 SIGNAL = MarkerClass(
     "signal",
@@ -64,8 +102,8 @@ SIGNAL = MarkerClass(
         r"Aborted",
         r"Out of memory",
         r"out of memory",
-        r"oom",
-        r"OOM",
+        r"\b[Oo]om[-_]",
+        r"\bOOM",
         r"invalid opcode",
         r"Illegal instruction",
         r"denied",
@@ -77,6 +115,7 @@ SIGNAL = MarkerClass(
     ),
     before=1,
     after=3,
+    drop_levels=QUIET,
 )
 
 BOUNDARY = MarkerClass(
@@ -89,9 +128,11 @@ BOUNDARY = MarkerClass(
         r"Scheduled restart",
         r"holdoff time over",
         r"Main process exited",
+        r"Control process exited",
         r"Failed with result",
         r"Deactivated successfully",
         r"repeated too quickly",
+        r"restart counter is at",
         r"Consumed \d",
         r"API server version",
         r"non-default args",
@@ -99,7 +140,6 @@ BOUNDARY = MarkerClass(
         r"Args \{",
         r"Initializing a V1 LLM engine",
         r"Initializing an LLM engine",
-        r"version \d+\.\d+\.\d+",
         r"Application startup complete",
         r"Uvicorn running on",
         r"The server is fired up",
@@ -107,10 +147,90 @@ BOUNDARY = MarkerClass(
     ),
     before=0,
     after=0,
+    strict=True,
 )
 
-FORMAT = MarkerClass("format", scan_patterns(), before=2, after=30)
+FORMAT = MarkerClass("format", scan_patterns(), before=2, after=30, drop_levels=QUIET)
 """The error-format table's lines (data/error_formats.yaml): glog/TensorRT/TurboMind error headers, panics,
 terminate, CUDA status strings, ggml asserts ... with the follow-on lines that complete them."""
 
-CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, SIGNAL, BOUNDARY, FORMAT)
+CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, WORDS, SIGNAL, BOUNDARY, FORMAT)
+
+_MESSAGE_KEY = re.compile(rb'"(?:MESSAGE|log|msg|message)" ?: ?"')
+_LEVEL = re.compile(
+    rb"(?:^|[\s\[(|])(INFO|DEBUG|TRACE|NOTICE|VERBOSE|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[\s:\]|,]|$)"
+    rb"|(?i:\blevel\\?\"?[=:] ?\\?\"?(info|debug|trace|warn|warning|error|fatal|critical))\b"
+    rb"|^[\s\"]*([IWEF])\d{4} \d\d:\d\d:\d\d"
+)
+_GLOG = {b"I": "INFO", b"W": "WARNING", b"E": "ERROR", b"F": "FATAL"}
+LEVEL_WINDOW = 240
+"""Bytes of a line (from its message, for a JSON record) searched for its level field."""
+
+
+def line_level(line: bytes) -> tuple[str | None, int]:
+    """(The level field of a raw line, the offset just after it), or (None, 0) when the line has none.
+
+    The first level word of the line's head counts: `(APIServer pid=1) INFO 11-24 ... [logger.py:43]`,
+    `2025-...Z  WARN router: ...`, `INFO:     127.0.0.1 ...`, `level=info`, `NCCL INFO`, glog's `I1124 06:00:08`;
+    for a JSON record (journal export, docker json-file) the head of its message field.
+    """
+    lo = 0
+    if line[:1] == b"{":
+        m = _MESSAGE_KEY.search(line)
+        if m is None:
+            return None, 0
+        lo = m.end()
+    m = _LEVEL.search(line, lo, lo + LEVEL_WINDOW)
+    if m is None:
+        return None, 0
+    word = m.group(1) or m.group(2)
+    if word is None:
+        return _GLOG[m.group(3)], m.end()
+    level = word.decode().upper()
+    return ("WARNING" if level == "WARN" else level), m.end()
+
+
+HEAD = 512
+"""Bytes of a line's head (of its message, for a JSON record) where a banner or phase line states itself."""
+_SYSTEMD = re.compile(rb'systemd\[\d+\]: |\.service: |"SYSLOG_IDENTIFIER" ?: ?"systemd"|"MESSAGE_ID" ?: ?"')
+
+
+@cache
+def _strict_boundary() -> re.Pattern[bytes]:
+    # NOTE: built on first use: the phase table is read only when a boundary word is seen
+    from crashdoc.parse.phases import load_phases
+
+    phases = [rx.pattern for ph in load_phases() for rx in ph.lines if rx.pattern != "Connected"]
+    banners = (r"non-default args:|vLLM API server version|Starting vLLM API server|server_args=ServerArgs\(|"
+               r"\bArgs \{|Initializing an? (?:V1 )?LLM engine")
+    # a router's `Connected` (TGI is up), never NCCL's `Connected all rings` / `Connected to proxy`
+    connected = r"^(?!.*\bNCCL\b).*\bConnected\b(?! (?:to|all|with|via)\b| \d)"
+    return re.compile("|".join(f"(?:{p})" for p in (banners, *phases, connected)).encode())
+
+
+def strict_boundary(line: bytes) -> bool:
+    """True for a boundary hit's line that the attempt tracker or the phase table reads: a systemd record, or a
+    banner or phase line (looked for in the line's head only: a prompt quoting one is not one)."""
+    if line[:1] == b"{":
+        if _SYSTEMD.search(line) is not None:
+            return True
+        m = _MESSAGE_KEY.search(line)
+        lo = m.end() if m is not None else 0
+        return _strict_boundary().search(line[lo:lo + HEAD]) is not None
+    head = line[:HEAD]
+    return _SYSTEMD.search(head) is not None or _strict_boundary().search(head) is not None
+
+
+_QUOTED = re.compile(rb"""(?::|=) ?\\?['"]""")
+
+
+def passes(cls: MarkerClass, line: bytes, pos: int, level: tuple[str | None, int]) -> bool:
+    """Whether a hit of `cls` ending at `pos` in `line` makes the line hot; `level` is `line_level(line)`."""
+    if cls.strict and not strict_boundary(line):
+        return False
+    lv, end = level
+    if lv is None or end > pos:
+        return True
+    if lv in cls.drop_levels:
+        return False
+    return not (lv in cls.drop_quoted and _QUOTED.search(line, end, pos) is not None)

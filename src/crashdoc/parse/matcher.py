@@ -89,10 +89,13 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
         stats.skipped_patterns.extend(known)
         return db
     key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""))).encode()).hexdigest()[:24]
-    path = _cache_dir() / f"scan-{key}.hsdb"
+    d = cache_dir()
+    path = d / f"scan-{key}.hsdb" if d is not None else None
     skipped: list[str] = []
     db = None
     try:
+        if path is None:
+            raise FileNotFoundError("no cache")
         blob = path.read_bytes()
         db = _hs.loadb(blob[4 + int.from_bytes(blob[:4], "big"):], _hs.HS_MODE_BLOCK)
         db.scratch = _hs.Scratch(db)
@@ -112,11 +115,13 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
                     skipped.append(e[0])
             db = _hs_compile(keep)
         try:
-            meta = json.dumps(skipped).encode()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(len(meta).to_bytes(4, "big") + meta + _hs.dumpb(db))
-            os.replace(tmp, path)
+            if path is not None:
+                meta = json.dumps(skipped).encode()
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(len(meta).to_bytes(4, "big") + meta + _hs.dumpb(db))
+                os.replace(tmp, path)
+                _prune(path.parent)
         except OSError:
             pass  # a read-only home: compile at every start
     _CACHE[exprs] = (db, skipped)
@@ -124,8 +129,25 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
     return db
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("CRASHDOC_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "crashdoc"
-    )
-    return Path(base)
+def cache_dir() -> Path | None:
+    """crashdoc's cache directory: `$CRASHDOC_CACHE`, else `$XDG_CACHE_HOME/crashdoc`, else `~/.cache/crashdoc`;
+    None when `CRASHDOC_CACHE` is `off` (or empty, `0`, `no`): no cache, everything built at every start."""
+    env = os.environ.get("CRASHDOC_CACHE")
+    if env is not None and env.strip().lower() in ("", "0", "off", "no", "none"):
+        return None
+    if env:
+        return Path(env).expanduser()
+    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "crashdoc"
+
+
+KEEP = 8
+"""Hyperscan databases kept (the newest): one per distinct set of patterns (rule directories, versions)."""
+
+
+def _prune(d: Path) -> None:
+    try:
+        dbs = sorted(d.glob("scan-*.hsdb"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in dbs[KEEP:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass

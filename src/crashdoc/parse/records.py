@@ -3,24 +3,18 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
 from crashdoc.parse.lines import LogLine, build_line
 from crashdoc.parse.prefixes import inner
 from crashdoc.parse.text import clean
+from crashdoc.sources import fields as typed
 
 
 def _message(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # journald stores non-UTF-8 messages as byte arrays
-        try:
-            return bytes(v & 0xFF for v in value if isinstance(v, int)).decode("utf-8", "replace")
-        except (TypeError, ValueError):
-            return ""
-    return ""
+    """A message field as text: a string, journald's byte array for non-UTF-8 text, else nothing."""
+    return typed.as_text(value) or ""
 
 
 def parse_json_lines(lineno: int, rec: Mapping[str, Any]) -> list[LogLine]:
@@ -46,31 +40,31 @@ def parse_json_record(lineno: int, rec: Mapping[str, Any]) -> LogLine | None:
         msg = _message(rec.get("MESSAGE"))
         if rec.get("MESSAGE") is None:
             msg = "[crashdoc: journal field MESSAGE omitted (over 4 KiB); fetch with journalctl --all]"
-        us = rec.get("__REALTIME_TIMESTAMP")
-        if isinstance(us, str) and us.isdigit():
-            f["ts"] = _dt.datetime.fromtimestamp(int(us) / 1e6, tz=_dt.timezone.utc).isoformat(timespec="microseconds")
-        f["host"] = rec.get("_HOSTNAME")
-        ident = rec.get("SYSLOG_IDENTIFIER") or rec.get("_COMM")
-        if rec.get("_TRANSPORT") == "kernel":
+        ts = typed.iso_usec(typed.usec(rec))
+        if ts is not None:
+            f["ts"] = ts
+        f["host"] = typed.text(rec, "_HOSTNAME")
+        ident = typed.first_text(rec, "SYSLOG_IDENTIFIER", "_COMM")
+        if typed.text(rec, "_TRANSPORT") == "kernel":
             ident = "kernel"
         f["ident"] = ident
-        pid = rec.get("_PID") or rec.get("SYSLOG_PID")
-        if isinstance(pid, str) and pid.isdigit():
-            f["ident_pid"] = int(pid)
-        f["unit"] = rec.get("_SYSTEMD_UNIT") or rec.get("UNIT") or rec.get("USER_UNIT")
-        f["invocation"] = rec.get("_SYSTEMD_INVOCATION_ID") or rec.get("INVOCATION_ID")
+        pid = typed.pid(rec, "_PID", "SYSLOG_PID")
+        if pid is not None:
+            f["ident_pid"] = pid
+        f["unit"] = typed.first_text(rec, "_SYSTEMD_UNIT", "UNIT", "USER_UNIT")
+        f["invocation"] = typed.first_text(rec, "_SYSTEMD_INVOCATION_ID", "INVOCATION_ID")
     elif "log" in rec:  # docker json-file
         msg = _message(rec.get("log")).rstrip("\n")
-        f["ts"] = rec.get("time")
+        f["ts"] = typed.text(rec, "time")
     elif "message" in rec or "msg" in rec:
         msg = _message(rec.get("message", rec.get("msg")))
-        lvl = rec.get("level") or rec.get("levelname")
-        if isinstance(lvl, str):
+        lvl = typed.first_text(rec, "level", "levelname")
+        if lvl:
             f["level"] = lvl.upper()
     elif isinstance(rec.get("fields"), Mapping):  # TGI --json-output
         msg = _message(rec["fields"].get("message"))
-        lvl = rec.get("level")
-        if isinstance(lvl, str):
+        lvl = typed.text(rec, "level")
+        if lvl:
             f["level"] = lvl.upper()
     else:
         return None

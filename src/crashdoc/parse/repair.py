@@ -67,7 +67,10 @@ def _text(data: bytes) -> str:
 
 
 def _bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate a JSON `\ud800` escape decoded to (found by fuzzing)
+        return text.encode("utf-8", "backslashreplace")
 
 
 _DATA_LEVELS = frozenset({"INFO", "DEBUG", "TRACE"})
@@ -206,6 +209,8 @@ class Repairer(Generic[P]):
             return False  # a length seen too rarely to be a width
         if nxt.piece.lineno != held.last_lineno + 1 or data[:8] == held.piece.data[:8] or not data.strip():
             return False  # not the next line; it starts as the line before does (the same prefix)
+        if data[:1] == b"{" and held.piece.data.rstrip()[-1:] == b"}":
+            return False  # two JSON records (journal export records of one shape often have one length)
         raw = _text(data)
         if _GAP in raw or "\u2500" <= raw.lstrip()[:1] <= "\u257f":
             return False  # an excerpt's marker of missing text; a box drawn at the width (rich's tracebacks)

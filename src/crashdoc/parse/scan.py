@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from crashdoc.parse.markers import CLASSES, MarkerClass
+from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
 
@@ -56,7 +56,7 @@ class Scanner:
         self.stats = ScanStats()
         classes = list(CLASSES)
         if extra_patterns:
-            classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6))
+            classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED))
         classes.extend(c for c in extra_classes if c.patterns)
         self.classes = classes
         self.matcher = Matcher(classes, self.stats, use_hyperscan)
@@ -193,6 +193,8 @@ class Scanner:
             windows.append((lo, end))
         last_line_start, line_end = -1, -1
         masks: dict[int, int] = {}
+        tried: dict[int, int] = {}
+        level: tuple[str | None, int] | None = None
         for pos, ci in hits:
             if last_line_start <= pos < line_end:
                 start = last_line_start
@@ -200,12 +202,21 @@ class Scanner:
                 start = block.rfind(b"\n", lo, pos) + 1 or lo
                 start = max(start, lo)
                 line_end = block.find(b"\n", pos, hi)
-                last_line_start = start
-            seen = masks.get(start, 0)
-            if seen & (1 << ci):
-                continue  # this class already opened its window on this line
-            masks[start] = seen | (1 << ci)
+                line_end = hi if line_end < 0 else line_end
+                last_line_start, level = start, None
+            bit = 1 << ci
+            seen = tried.get(start, 0)
+            if seen & bit:
+                continue  # this class already opened its window on this line (or was refused on it)
+            tried[start] = seen | bit
             cls = self.classes[ci]
+            if cls.drop_levels or cls.drop_quoted or cls.strict:  # the strict check, before anything is decoded (parse/markers.py)
+                line = block[start:min(line_end, start + MAX_LINE)]
+                if level is None:
+                    level = line_level(line)
+                if not passes(cls, line, pos - start, level):
+                    continue
+            masks[start] = masks.get(start, 0) | bit
             wstart, short = _back_lines(block, start, cls.before, lo)
             if not windows and wstart == lo:
                 want_prev = max(want_prev, short)

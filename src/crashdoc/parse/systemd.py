@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from crashdoc.sources.fields import as_text, number
+
 # MESSAGE_IDs of systemd's own records about a unit (systemd's catalog)
 MSG_STARTING = "7d4958e842da4a758f6c1cdc7b36dcc5"
 MSG_STARTED = "39f53479d3a045ac8e11786248231fbf"
@@ -56,11 +58,11 @@ class Boundary:
     def status_number(self) -> int | None:
         """The leading number of exit_status (`1/FAILURE` -> 1), None for a signal name."""
         head = (self.exit_status or "").split("/", 1)[0]
-        return int(head) if head.isdigit() else None
+        return number(head, 255)
 
 
 def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    return as_text(value) or ""
 
 
 def interpret(message: str, fields: Mapping[str, Any] | None = None) -> Boundary | None:
@@ -91,7 +93,7 @@ def interpret(message: str, fields: Mapping[str, Any] | None = None) -> Boundary
     if mid == MSG_RESTART_SCHEDULED or _RESTART.search(message):
         c = _COUNTER.search(message)
         n = _text(f.get("N_RESTARTS")) or (c.group("n") if c else "")
-        return Boundary("restart", restart_counter=int(n) if n.isdigit() else None, job=job)
+        return Boundary("restart", restart_counter=number(n, 1 << 32), job=job)
     if "Start request repeated too quickly" in message:
         return Boundary("gave_up", job=job)
     if job == "stop" or mid == MSG_STOPPING or body.startswith("Stopping "):

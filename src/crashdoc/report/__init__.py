@@ -27,16 +27,25 @@ def renderer_for(fmt: str, **options: object) -> Renderer:
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None, redact: bool = True) -> None:
+def render(diag: Diagnosis, fmt: str, out: TextIO, width: int | None = None, redact: bool = True,
+           redact_hosts: bool = False) -> None:
     """Write `diag` in `fmt` (terminal, json, markdown) to `out`: the one report writer of every command.
 
     With `redact` (the default) every string of the report has its secrets replaced first (report/redact.py),
-    and the report says how many; `redact=False` is for local use (`--no-redact`)."""
+    and the report says how many; `redact=False` is for local use (`--no-redact`). `redact_hosts`
+    (`--redact-hosts`) also replaces host names and IP addresses by pseudonyms, and the report says so."""
     count = 0
-    if redact:
-        diag, count = redact_diagnosis(diag)
+    if redact or redact_hosts:
+        diag, count = redact_diagnosis(diag, hosts=redact_hosts) if redact else _hosts_only(diag)
     opts = {"width": width} if fmt == "terminal" else {}
     renderer = renderer_for(fmt, **opts)
     renderer.redactions = count
     renderer.render(diag, out)
     out.flush()
+
+
+def _hosts_only(diag: Diagnosis) -> tuple[Diagnosis, int]:
+    """`--no-redact --redact-hosts`: host pseudonyms, secrets kept."""
+    from crashdoc.report.redact import redact_hosts
+
+    return redact_hosts(diag), 0

@@ -11,7 +11,7 @@ import json as _json
 from typing import Any, TextIO
 
 from crashdoc import __version__
-from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, Section, Skipped, Where
+from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, History, Section, Skipped, State, Where
 from crashdoc.report.interface import Renderer
 
 SCHEMA = "crashdoc.diagnosis/1"
@@ -50,12 +50,30 @@ def attempt_dict(a: Attempt) -> dict[str, Any]:
     }
 
 
+def state_dict(st: State) -> dict[str, Any]:
+    """The service's present in the contract's shape (units and containers)."""
+    lf = st.last_failure
+    last = None if lf is None else {
+        "attempt": lf.attempt, "invocation_id": lf.invocation_id, "at": lf.at, "message": lf.message,
+        "fingerprint": lf.fingerprint, "category": lf.category, "rule": lf.rule,
+    }
+    return {"now": st.now, "since": st.since, "ready": st.ready, "phase": st.phase, "recovered": st.recovered,
+            "detail": st.detail, "last_failure": last}
+
+
 def _skipped(s: Skipped) -> dict[str, Any]:
     return {"what": s.what, "reason": s.reason}
 
 
 def _section(sec: Section) -> dict[str, Any]:
     return {"title": sec.title, "lines": list(sec.lines), **_plain(dict(sec.data))}
+
+
+def history_dict(h: History) -> dict[str, Any]:
+    """What the incident memory knew about the root cause (present only when the diagnosis was recorded)."""
+    return {"fingerprint": h.fingerprint, "incident": h.incident, "summary": h.summary, "total": h.total,
+            "seen_before": [{"host": p.host, "unit": p.unit, "at": p.at, "fix_command": p.fix_command,
+                             "verdict": p.verdict} for p in h.seen_before]}
 
 
 def _plain(value: Any) -> Any:
@@ -84,6 +102,10 @@ def to_dict(diag: Diagnosis, redactions: int = 0) -> dict[str, Any]:
         "input": {"lines": diag.lines_read, "bytes": diag.bytes_read},
         "redactions": redactions,
     }
+    if diag.state is not None:
+        out["state"] = state_dict(diag.state)
+    if diag.history is not None:
+        out["history"] = history_dict(diag.history)
     for sec in diag.sections:
         out[sec.key] = _section(sec)
     return out

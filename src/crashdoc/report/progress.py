@@ -8,9 +8,6 @@ import sys
 from types import TracebackType
 from typing import TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
-
 #: inputs smaller than this are read before a bar would be useful
 MIN_BYTES = 50 << 20
 
@@ -19,6 +16,17 @@ class ReadProgress:
     """`with ReadProgress(total) as bar: ... bar.advance(n)`: the bar on stderr, removed at the end."""
 
     def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
+        # NOTE: rich is imported only when a bar is shown: a start for a small input or JSON output needs none
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
         self._progress = Progress(
             TextColumn("[dim]reading {task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
             TimeRemainingColumn(), console=Console(file=stream or sys.stderr, markup=True), transient=True,

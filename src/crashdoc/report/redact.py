@@ -7,6 +7,7 @@ report: the same secret is `<redacted:hf-token:1>` wherever it appears, so a rea
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import math
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from crashdoc.model import Diagnosis
+from crashdoc.model import Diagnosis, Skipped
 
 PLACEHOLDER = re.compile(r"<redacted:[a-z0-9\-]+:\d+>")
 
@@ -143,8 +144,136 @@ class Redactor:
         return self.value(x, memo)
 
 
-def redact_diagnosis(diag: Diagnosis) -> tuple[Diagnosis, int]:
-    """`diag` with every string redacted, and how many distinct secrets were replaced."""
+_IPV4 = re.compile(r"(?<![\w.<>~!+-])(?<![=<>~!]=)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+                   r"(?![\w]|\.\w)")
+_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+_URL_HOST = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?:[^\s/@<>\"']*@)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?)")
+_HOST_ARG = re.compile(r"(?:\b(?:host|hostname|master_addr)\s*[=:]|--host(?:=|\s+))\s*[\"']?"
+                       r"(?:[\w.\-]+@)?(?P<host>[A-Za-z][A-Za-z0-9.\-]*[A-Za-z0-9])", re.IGNORECASE)
+_USER_HOST = re.compile(r"^(?:[^@\s]+@)?(?P<host>\[[0-9A-Fa-f:]+\]|[^:\s\[\]]+)(?::\d+)?$")
+
+
+@dataclass(frozen=True)
+class HostRules:
+    """What `--redact-hosts` leaves as it is (data/redact.yaml `hosts`)."""
+
+    keep: frozenset[str]
+    """Public or uninformative names (`localhost`, `huggingface.co`), also as suffixes (`cdn-lfs.huggingface.co`)."""
+    examples: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(line, the host names and addresses that must disappear from it)."""
+
+
+@lru_cache(maxsize=1)
+def host_rules() -> HostRules:
+    """The `hosts` part of data/redact.yaml."""
+    from importlib.resources import files
+
+    doc = yaml.safe_load((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"))["hosts"]
+    examples = tuple((str(e["text"]), tuple(str(h) for h in e.get("hosts") or ())) for e in doc.get("examples") or ())
+    return HostRules(frozenset(str(k).lower() for k in doc["keep"]), examples)
+
+
+class HostMapper(Redactor):
+    """`--redact-hosts`: host names and IP addresses replaced by stable pseudonyms (`host-1`, `ip-1`), the same
+    value the same pseudonym everywhere in one report. Names are learnt first from the whole Diagnosis (host
+    fields, the syslog host column, URLs, `host=`/`--host` values), so the first string is as covered as the last;
+    addresses are recognised wherever they appear (loopback and unspecified addresses stay)."""
+
+    def __init__(self, rules: HostRules | None = None) -> None:
+        super().__init__(())
+        self.rules = host_rules() if rules is None else rules
+        self.names: dict[str, str] = {}
+        self.addresses: dict[str, str] = {}
+        self._names_re: re.Pattern[str] | None = None
+
+    def _name(self, host: str | None) -> None:
+        host = (host or "").strip().strip("[]").rstrip(".")
+        if not host or self._address(host):
+            return
+        low = host.lower()
+        if (len(low) < 2 or low.isdigit() or PLACEHOLDER.search(low) or low in self.names
+                or any(low == k or low.endswith("." + k) for k in self.rules.keep)):
+            return
+        self.names[low] = f"host-{len(self.names) + 1}"
+        self._names_re = None
+
+    def _address(self, text: str) -> bool:
+        """Record `text` when it is an IP address that identifies a machine; True when it is an address."""
+        try:
+            ip = ipaddress.ip_address(text)
+        except ValueError:
+            return False
+        if not (ip.is_loopback or ip.is_unspecified or str(ip) in ("255.255.255.255",)) and text not in self.addresses:
+            self.addresses[text] = f"ip-{len(self.addresses) + 1}"
+        return True
+
+    def learn(self, s: str, host_field: bool = False) -> None:
+        """Find the host names and addresses in one string (`host_field`: the whole string names a host)."""
+        if host_field:
+            m = _USER_HOST.match(s.strip())
+            self._name(m.group("host") if m else None)
+        if s[:1].isalpha() or s[:1].isdigit():
+            from crashdoc.parse.lines import parse_line
+
+            self._name(parse_line(0, s[:300]).host)
+        for rx in (_URL_HOST, _HOST_ARG):
+            for m in rx.finditer(s):
+                self._name(m.group("host"))
+        for rx in (_IPV4, _IPV6):
+            for m in rx.finditer(s):
+                self._address(m.group(0))
+
+    def learn_all(self, v: Any, key: str | None = None) -> None:
+        """Learn from every string of a model value (dataclasses, sequences, mappings)."""
+        if isinstance(v, str):
+            self.learn(v, host_field=key == "host")
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                self.learn_all(getattr(v, f.name), f.name)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                self.learn_all(x, key)
+        elif isinstance(v, Mapping):
+            for k, x in v.items():
+                self.learn_all(x, str(k))
+
+    @property
+    def count(self) -> int:
+        """Distinct host names and addresses replaced."""
+        return len(self.names) + len(self.addresses)
+
+    def text(self, s: str) -> str:
+        """`s` with every learnt name and every address replaced by its pseudonym."""
+        if not s:
+            return s
+        s = _IPV4.sub(lambda m: self.addresses.get(m.group(0), m.group(0)), s)
+        s = _IPV6.sub(lambda m: self.addresses.get(m.group(0), m.group(0)), s)
+        if self.names:
+            if self._names_re is None:
+                alts = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
+                self._names_re = re.compile(rf"(?<![\w.\-])(?:{alts})(?![\w\-])", re.IGNORECASE)
+            s = self._names_re.sub(lambda m: self.names[m.group(0).lower()], s)
+        return s
+
+    def _argument(self, x: Any, prev: Any, memo: dict[int, Any]) -> Any:
+        return self.value(x, memo)
+
+
+def redact_hosts(diag: Diagnosis) -> Diagnosis:
+    """`diag` with host names and IP addresses replaced by pseudonyms; `skipped` says how many (so every format
+    shows it, and the JSON contract is unchanged)."""
+    h = HostMapper()
+    h.learn_all(diag)
+    out: Diagnosis = h.value(diag)
+    what = (f"{len(h.names)} host name{'' if len(h.names) == 1 else 's'} and {len(h.addresses)} IP "
+            f"address{'' if len(h.addresses) == 1 else 'es'}")
+    return dataclasses.replace(out, skipped=out.skipped + (Skipped(
+        "host names and IP addresses", f"{what} replaced by stable pseudonyms (host-N, ip-N): --redact-hosts"),))
+
+
+def redact_diagnosis(diag: Diagnosis, hosts: bool = False) -> tuple[Diagnosis, int]:
+    """`diag` with every string redacted, and how many distinct secrets were replaced; with `hosts`
+    (`--redact-hosts`) host names and IP addresses then get pseudonyms too (redact_hosts)."""
     r = Redactor()
     out = r.value(diag)
-    return out, r.count
+    return (redact_hosts(out) if hosts else out), r.count

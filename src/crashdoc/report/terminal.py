@@ -69,6 +69,9 @@ class TerminalRenderer(Renderer):
         con.print(Text(f"crashdoc: {safe(diag.source, 200)}", style="dim"))
         if self.redactions:
             con.print(Text(f"{redacted_note(self.redactions)} (placeholders <redacted:KIND:N>)", style="dim"))
+        if diag.state is not None:  # the present first: a fixed service is not read as still broken
+            style = {"running": "bold green", "starting": "bold yellow"}.get(diag.state.now, "bold red")
+            con.print(Text("Now      ", style="bold"), Text(safe(diag.state.detail, 600), style=style))
         for sec in diag.sections:
             con.print(Text(safe(sec.title, 200), style="bold cyan"))
             for ln in sec.lines:
@@ -99,6 +102,8 @@ class TerminalRenderer(Renderer):
             con.print(label("Fix"), Text(safe(rc.fix.text, 1200)))
             if rc.fix.command:
                 con.print(label(""), Text("$ " + safe(rc.fix.command, 300), style="bold green"))
+            if diag.history is not None and diag.history.summary:
+                con.print(label("History"), Text(safe(diag.history.summary, 600), style="cyan"))
             con.print(Text("Evidence", style="bold"))
             for e in rc.evidence:
                 parsed = parse_line(e.lineno, e.text)

@@ -1,9 +1,13 @@
-"""Whether this user may read the system journal, and journalctl's own complaints as one-line errors."""
+"""Whether this user may read the system journal, journalctl's own complaints as one-line errors, and what
+`journalctl --verify` says of copied journal files."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from crashdoc.errors import CrashdocError
+from crashdoc.model import Skipped
 from crashdoc.sources.errors import JournalAccessError
 from crashdoc.transport import CommandResult, Runner
 
@@ -58,3 +62,40 @@ def user_of(runner: Runner) -> str:
         except (KeyError, OSError):
             return "this user"
     return "this user"
+
+
+#: seconds `journalctl --verify` may take over copied files (it reads every object)
+VERIFY_TIMEOUT = 900.0
+_FAIL = re.compile(r"^FAIL: (?P<file>.+?) \((?P<why>[^)]*)\)\s*$", re.M)
+_AT = re.compile(r"^File corruption detected at (?P<file>.+):(?P<offset>[0-9a-fA-F]+) \(of (?P<size>\d+) bytes, (?P<pct>\d+)%\)", re.M)
+
+
+def damage(verify_output: str) -> list[str]:
+    """The damaged files in `journalctl --verify` output (stdout and stderr): `FILE: damaged (Bad message) at byte
+    N of M (P%) ...` per FAIL line. (A file journalctl ignores as truncated is among the queries' warnings.)"""
+    where = {m.group("file"): m for m in _AT.finditer(verify_output)}
+    out = []
+    for m in _FAIL.finditer(verify_output):
+        at_ = where.get(m.group("file"))
+        pos = f" at offset 0x{at_.group('offset')} of {at_.group('size')} bytes ({at_.group('pct')}%)" if at_ else ""
+        out.append(f"{m.group('file')}: damaged ({m.group('why')}){pos}: records after the damage may be wrong or "
+                   "missing; take a fresh copy (journalctl --file F -o export, or copy it with journald stopped)")
+    return out
+
+
+def verify_copies(runner: Runner, journal_args: tuple[str, ...], where: str) -> list[str]:
+    """`journalctl JOURNAL_ARGS --verify`: one line per damaged copied file, [] when every file passes. A copy
+    taken while journald wrote it, cut by a transfer or a full disk, reads without an error but can give wrong
+    or missing records."""
+    try:
+        res = runner.run(["journalctl", *journal_args, "--verify"], timeout=VERIFY_TIMEOUT)
+    except CrashdocError as exc:
+        return [f"could not verify the {where} ({exc}); its records are used unchecked"]
+    if not res.ok and unknown_option(res):
+        return [f"journalctl cannot verify the {where} (no --verify); its records are used unchecked"]
+    return damage((res.stdout + b"\n" + res.stderr).decode("utf-8", "replace"))
+
+
+def journal_skipped(damaged: Sequence[str], warnings: Sequence[str]) -> tuple[Skipped, ...]:
+    """`skipped` entries for damaged copied files (`journal copy`) and journalctl's warnings (`journalctl`)."""
+    return (*(Skipped("journal copy", d) for d in damaged), *(Skipped("journalctl", w) for w in warnings))

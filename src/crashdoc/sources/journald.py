@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
 from crashdoc.errors import InputError
+from crashdoc.sources import fields as typed
 from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
 from crashdoc.sources.journal_access import host_of, option_named, unknown_option, user_of
 from crashdoc.transport import CommandResult, Runner
@@ -32,33 +32,24 @@ RECORD_FIELDS = (
 RECORDS_PER_ATTEMPT = 40
 #: at most this many kernel records per time window
 KERNEL_MAX = 2000
+#: journalctl's stderr lines kept as warnings
+MAX_WARNINGS = 20
+
 
 def value(record: dict[str, Any], key: str) -> str | None:
-    """A field as text: journalctl gives str, a list of byte values (non-UTF-8 / control chars) or null (> 4 KiB)."""
-    v = record.get(key)
-    if v is None:
-        return None
-    if isinstance(v, list):
-        try:
-            return bytes(v).decode("utf-8", "replace")
-        except (TypeError, ValueError):
-            return None
-    return str(v)
+    """A field as text: journalctl gives str, a list of byte values (non-UTF-8 / control chars) or null (> 4 KiB);
+    any other type is absent (sources/fields.py)."""
+    return typed.text(record, key)
 
 
 def usec(record: dict[str, Any]) -> int:
-    """__REALTIME_TIMESTAMP in microseconds (0 when absent)."""
-    try:
-        return int(record.get("__REALTIME_TIMESTAMP") or 0)
-    except (TypeError, ValueError):
-        return 0
+    """__REALTIME_TIMESTAMP in microseconds (0 when absent, not ASCII digits or out of range)."""
+    return typed.usec(record) or 0
 
 
 def iso(us: int | None) -> str | None:
     """Microseconds since the epoch as ISO 8601 UTC (`2025-11-30T09:12:05.123456+00:00`)."""
-    if not us:
-        return None
-    return datetime.fromtimestamp(us / 1e6, tz=timezone.utc).isoformat(timespec="microseconds")
+    return typed.iso_usec(us)
 
 
 def at(us: float) -> str:
@@ -80,7 +71,7 @@ class Record:
     @property
     def cursor(self) -> str | None:
         """The record's cursor (unique), for de-duplication."""
-        return self.fields.get("__CURSOR")
+        return typed.text(self.fields, "__CURSOR")
 
     def get(self, key: str) -> str | None:
         """A field as text (see `value`)."""
@@ -106,6 +97,8 @@ class Journal:
     journal_args: tuple[str, ...] = ()
     version: int | None = None
     queries: list[QueryLog] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What journalctl said on stderr while it answered (a truncated file it ignored ...), each line once."""
     _output_fields: bool | None = None
 
     @property
@@ -139,6 +132,7 @@ class Journal:
             self._output_fields = False
             return self.query(matches, purpose=purpose, fields=None, timeout=timeout)
         self._check(res)
+        self._warnings(res)
         records = list(parse_records(res.stdout))
         self.queries.append(QueryLog(self.runner.describe(argv), purpose, len(res.stdout), len(records), res.seconds))
         return records
@@ -165,7 +159,14 @@ class Journal:
             yield from self.stream(matches, purpose=purpose, fields=None)
             return
         self._check(res)
+        self._warnings(res)
         self.queries.append(QueryLog(self.runner.describe(argv), purpose, size, count, res.seconds))
+
+    def _warnings(self, res: CommandResult) -> None:
+        for line in res.stderr.decode("utf-8", "replace").splitlines():
+            line = line.strip()[:300]
+            if line and line not in self.warnings and len(self.warnings) < MAX_WARNINGS:
+                self.warnings.append(line)
 
     def _check(self, res: CommandResult) -> None:
         """Turn journalctl's complaints into one-line errors with the next step."""

@@ -63,7 +63,7 @@ def mask_secret(assignment: str) -> str:
 
 
 def to_int(values: Sequence[str] | None) -> int | None:
-    if not values or not values[-1].strip().lstrip("-").isdigit():
+    if not values or not values[-1].strip().lstrip("-").isdigit() or not values[-1].isascii():
         return None
     return int(values[-1])
 

@@ -171,15 +171,11 @@ class Session:
 
 def write_json_report(diag: Diagnosis, path: str) -> str | None:
     """Write the JSON report (the contract of `diagnose --format json`); returns an error line or None."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    from crashdoc.report.writer import ReportWriteError, report_output
+
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        with report_output(path) as f:  # FILE.<pid>.tmp, then rename: the old report or the whole new one
             render(diag, "json", f)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        return f"cannot write the report {path}: {exc.strerror or exc}"
+    except ReportWriteError as exc:
+        return str(exc)
     return None

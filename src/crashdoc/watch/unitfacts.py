@@ -10,6 +10,7 @@ from typing import Any
 
 from crashdoc.parse.systemd import MSG_STARTED, MSG_STARTING
 from crashdoc.sources.errors import FollowError
+from crashdoc.sources.fields import as_text
 from crashdoc.sources.journal_access import check_access
 from crashdoc.sources.unit import UnitState, normalize_unit, read_unit_state
 from crashdoc.transport import Runner
@@ -55,9 +56,7 @@ def record_usec(rec: dict[str, Any]) -> float:
 
 
 def text_of(value: Any) -> str:
-    if isinstance(value, list):
-        return bytes(v & 0xFF for v in value if isinstance(v, int)).decode("utf-8", "replace")
-    return value if isinstance(value, str) else ""
+    return as_text(value) or ""
 
 
 def start_args(runner: Runner, unit: str, journal_args: Sequence[str], target: str, lines: int) -> list[str]:

@@ -13,12 +13,13 @@ from crashdoc.envdoctor.checks import (
     host,
     imports,
     integrity,
+    patches,
     recent,
     requirements,
 )
 from crashdoc.envdoctor.interface import EnvCheck
 
-_ALL = (companions, requirements, integrity, recent, debris, host, gpu, imports)
+_ALL = (companions, requirements, integrity, patches, recent, debris, host, gpu, imports)
 
 CHECKS: dict[str, EnvCheck] = {m.CHECK.name: m.CHECK for m in _ALL}
 """Every check by name, in the order they run."""

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from crashdoc.envdoctor.interface import (
     CheckContext,
     CheckResult,
@@ -16,6 +20,29 @@ from crashdoc.model import Fix
 NAME = "debris"
 MIN_DUMP = 1 << 20          # tensor dumps smaller than this are not debris
 LARGE_DUMPS = 1 << 30       # from this total on, dumps are reported as a disk problem
+LISTED = 10                 # debris files listed one by one
+
+
+def remove_command(paths: Sequence[str]) -> str:
+    """The command that would remove `paths` (shown, never run by crashdoc)."""
+    return "rm -f -- " + " ".join(shlex.quote(p) for p in paths)
+
+
+def _listed(files: Sequence[Mapping[str, Any]], utc_offset: int, since: float | None, host: str | None) -> list[str]:
+    """Each debris file with its size and time, and the command that would remove them all."""
+    if not files:
+        return []
+    out = []
+    for f in files[:LISTED]:
+        rel = ""
+        if since is not None:
+            rel = ", after the first failure" if f["mtime"] >= since else ", before the first failure"
+        out.append(f"  {f['path']} ({f['kind']}, {size(f['size'])}, {when(f['mtime'], utc_offset)}{rel})")
+    if len(files) > LISTED:
+        out.append(f"  and {len(files) - LISTED} more ({size(sum(f['size'] for f in files[LISTED:]))})")
+    where = f" on {host}" if host else ""
+    out.append(f"to remove them{where} (crashdoc does not): {remove_command([f['path'] for f in files])}")
+    return out
 
 
 def run(ctx: CheckContext) -> CheckResult:
@@ -44,15 +71,17 @@ def run(ctx: CheckContext) -> CheckResult:
         paths = [d["path"] for d in dumps]
         found.append(env_finding(
             NAME, "dumps", f"{plural(len(dumps), 'tensor dump')} take {size(total)}: {listing(paths, 3)}",
-            "host_resources", Fix(f"remove the dumps you no longer need: {listing(paths, 5)}", None),
+            "host_resources", Fix(f"remove the dumps you no longer need: {listing(paths, 5)}", remove_command(paths)),
             score=25, role="unknown", host=ctx.runner.host, subject=Subject((), tuple(paths), f"{size(total)} of dumps")))
     where = ", ".join(section["roots"])
     line = (f"debris in {where}: {plural(len(cores), 'core file')}, {plural(len(dumps), 'tensor dump')}"
             + (f" ({size(total)})" if dumps else ""))
-    lines = [line]
+    lines = [line, *_listed([*cores, *dumps], facts.utc_offset, since, ctx.runner.host)]
     if section.get("core_pattern"):
         lines.append(f"core files go to: {section['core_pattern']}")
-    return CheckResult(tuple(found), tuple(lines), {"cores": cores, "dumps": dumps, "core_pattern": section.get("core_pattern")})
+    remove = remove_command([f["path"] for f in (*cores, *dumps)]) if cores or dumps else None
+    return CheckResult(tuple(found), tuple(lines), {"cores": cores, "dumps": dumps, "core_pattern": section.get("core_pattern"),
+                                                    "remove_command": remove})
 
 
 CHECK = EnvCheck(NAME, "core files and large tensor dumps (*.pt) in /tmp and the working directory", run,

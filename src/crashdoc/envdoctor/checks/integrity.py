@@ -55,8 +55,11 @@ def _modified(ctx: CheckContext, dist: Dist, pkg: Mapping[str, Any], facts: Prob
     verb = "differs" if count == 1 else "differ"
     message = f"{plural(count, 'file')} of {dist.label} {verb} from what was installed (RECORD): {listing(shown, 3)}"
     command = _reinstall(ctx, dist)
+    host = f" --host {ctx.runner.host}" if ctx.runner.host else ""
+    see = "" if "patches" in ctx.selected else \
+        f"; to see what changed against the index's wheel: crashdoc env{host} --python {ctx.python} --check patches"
     fix = Fix(f"reinstall {dist.label} to restore its files ({ctx.python} -m {command}); keep a copy first if "
-              "the change is wanted", command)
+              f"the change is wanted{see}", command)
     paths = tuple(e["abspath"] for e in entries)
     summary = f"{listing([e['abspath'] for e in entries], 2)} of {dist.label} modified after install in {facts.home}"
     return env_finding(NAME, f"modified:{dist.key}", message, "modified_install", fix, score=80,

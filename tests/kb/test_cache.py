@@ -1,0 +1,99 @@
+"""The compiled knowledge base on disk (kb/cache.py): a warm start gives the same rules as a cold one; a changed
+rule file, a corrupt or foreign cache file, caching switched off or an unwritable directory never give stale
+rules or an error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from crashdoc.kb import KnowledgeBase
+from crashdoc.kb import cache as kb_cache
+
+VALID = """\
+id: acme-license-server-down
+category: other
+role: cause
+priority: 77
+match:
+  regex: 'ACME license server (?P<host>[\\w.-]+) unreachable'
+explanation: The in-house license check could not reach its server.
+fix:
+  text: Start the license server on {host}.
+examples:
+  - match: |
+      RuntimeError: ACME license server lic.acme.lan unreachable
+  - no-match: |
+      INFO ACME license server lic.acme.lan reachable
+"""
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CRASHDOC_RULES", raising=False)
+    d = tmp_path / "cache"
+    monkeypatch.setenv("CRASHDOC_CACHE", str(d))
+    return d
+
+
+def _summary(kb: KnowledgeBase) -> tuple[object, ...]:
+    return tuple((r.id, r.priority, r.regexes, tuple(p.pattern for p in r.patterns)) for r in kb.rules), tuple(
+        kb.scan_patterns())
+
+
+def _user_rules(tmp_path: Path, text: str = VALID) -> Path:
+    d = tmp_path / "rules"
+    (d / "other").mkdir(parents=True, exist_ok=True)
+    (d / "other" / "acme-license-server-down.yaml").write_text(text, encoding="utf-8")
+    return d
+
+
+def test_warm_start_gives_the_rules_of_a_cold_start(_own_cache: Path) -> None:
+    cold = KnowledgeBase.load()
+    assert list(_own_cache.glob("kb-*.pickle")), "a cold start stores the compiled rules"
+    warm = KnowledgeBase.load()
+    assert _summary(warm) == _summary(cold)
+    line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0"
+    found = warm.classify(None, line, line)
+    assert found is not None and found.rule.id == "cuda-out-of-memory"
+
+
+def test_an_edited_user_rule_is_never_served_from_the_cache(tmp_path: Path) -> None:
+    rules = _user_rules(tmp_path)
+    first = KnowledgeBase.load(extra_dirs=(rules,))
+    assert first.get("acme-license-server-down").priority == 77  # type: ignore[union-attr]
+    _user_rules(tmp_path, VALID.replace("priority: 77", "priority: 78"))
+    second = KnowledgeBase.load(extra_dirs=(rules,))
+    assert second.get("acme-license-server-down").priority == 78  # type: ignore[union-attr]
+    assert KnowledgeBase.load().get("acme-license-server-down") is None
+
+
+def test_a_corrupt_cache_is_rebuilt(_own_cache: Path) -> None:
+    expected = _summary(KnowledgeBase.load())
+    for f in _own_cache.glob("kb-*.pickle"):
+        f.write_bytes(b"\x80\x05not a pickle")
+    assert _summary(KnowledgeBase.load()) == expected
+    assert all(f.read_bytes()[:2] != b"\x80\x05n" for f in _own_cache.glob("kb-*.pickle")), "rewritten"
+
+
+def test_a_cache_file_others_can_write_is_not_trusted(_own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    KnowledgeBase.load()
+    (path,) = _own_cache.glob("kb-*.pickle")
+    key = path.stem.split("-", 1)[1]
+    assert kb_cache.load_cached("kb", key) is not None
+    os.chmod(path, 0o666)
+    assert kb_cache.load_cached("kb", key) is None
+
+
+def test_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRASHDOC_CACHE", "off")
+    monkeypatch.chdir(tmp_path)
+    kb = KnowledgeBase.load()
+    assert kb.rules and list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_cache_location_is_no_error(_own_cache: Path) -> None:
+    _own_cache.write_text("a file where the directory should be: nothing can be written below it")
+    assert KnowledgeBase.load().rules

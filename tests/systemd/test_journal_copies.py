@@ -1,0 +1,94 @@
+"""Copied journal files are verified before they are trusted, and journalctl's warnings reach `skipped`.
+
+Real journal files from systemd-journal-remote, damaged the way copies get damaged: bytes overwritten in the
+middle (a copy taken while journald wrote, a bad transfer) and a file cut short. journalctl reads both without
+an error; only `journalctl --verify` (or its warning on stderr) tells, so the report must say it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from crashdoc.investigate.unit import diagnose_unit
+from crashdoc.sources.journal_access import damage
+from crashdoc.transport import LocalRunner
+from tests.support.cli import run_cli
+from tests.support.journal_files import JournalBuilder
+
+pytestmark = pytest.mark.host
+
+UNIT = "vllm-kimi-k25"
+ROOT_ERROR = b"flashinfer-cubin version (0.6.3) does not match"
+
+
+@pytest.fixture(scope="module")
+def journal(journal_remote: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    b = JournalBuilder()
+    b.crash_loop(b.boot_usec + 3600 * 1_000_000, 2)
+    return b.write(tmp_path_factory.mktemp("copies") / "system.journal")
+
+
+def _diagnose(*journal_args: str):  # type: ignore[no-untyped-def]
+    return diagnose_unit(LocalRunner(), UNIT, journal_args=journal_args, announce=lambda _: None)
+
+
+def _overwrite(src: Path, dst: Path, offset: int, size: int = 64) -> Path:
+    data = bytearray(src.read_bytes())
+    data[offset:offset + size] = b"\xff" * size
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+def test_an_intact_copy_has_no_damage_note(journal: Path) -> None:
+    diag = _diagnose("--file", str(journal))
+    assert diag.root_cause is not None
+    assert not [s for s in diag.skipped if s.what in ("journal copy", "journalctl")]
+
+
+def test_overwritten_root_error_is_reported_as_damaged(journal: Path, tmp_path: Path) -> None:
+    """The bytes of the root error's message are overwritten: journalctl still prints the record (with the
+    damage in it) and exits 0; the report names the damaged file instead of trusting it silently."""
+    data = journal.read_bytes()
+    at = data.index(ROOT_ERROR)
+    assert 4096 < at < len(data) - 4096  # inside the file, not its header
+    bad = _overwrite(journal, tmp_path / "copy.journal", at)
+    diag = _diagnose("--file", str(bad))
+    notes = [s.reason for s in diag.skipped if s.what == "journal copy"]
+    assert len(notes) == 1, diag.skipped
+    assert notes[0].startswith(f"{bad}: damaged (Bad message) at offset 0x")
+    assert "may be wrong or missing" in notes[0]
+    unit = next(s for s in diag.sections if s.key == "unit")
+    assert any("damaged (Bad message)" in line for line in unit.lines)
+    r = run_cli("diagnose", UNIT, "--file", str(bad), "--format", "json")
+    assert r.status in (0, 3), r.stderr
+    assert any(s["what"] == "journal copy" and "damaged" in s["reason"] for s in r.json["skipped"])
+
+
+def test_bytes_overwritten_in_the_middle_of_the_file(journal: Path, tmp_path: Path) -> None:
+    header = journal.read_bytes()[:256]
+    (tail,) = struct.unpack_from("<Q", header, 136)  # tail_object_offset: the end of the written objects
+    bad = _overwrite(journal, tmp_path / "middle.journal", tail // 2, 256)
+    diag = _diagnose("--file", str(bad))
+    assert [s.what for s in diag.skipped].count("journal copy") == 1, diag.skipped
+
+
+def test_a_truncated_file_in_a_directory_is_a_journalctl_warning(journal: Path, tmp_path: Path) -> None:
+    shutil.copy(journal, tmp_path / "system.journal")
+    (tmp_path / "user-1000.journal").write_bytes(journal.read_bytes()[:300_000])  # cut by a full disk
+    diag = _diagnose("--directory", str(tmp_path))
+    assert diag.root_cause is not None
+    warned = [s.reason for s in diag.skipped if s.what == "journalctl"]
+    assert warned == [f"Journal file {tmp_path}/user-1000.journal is truncated, ignoring file."]
+
+
+def test_verify_output_is_read_per_file() -> None:
+    out = ("398260: Invalid hash (684eacc96f24b58 vs. 146686513d80d1b1)\n"
+           "File corruption detected at d/bad.journal:398260 (of 8388608 bytes, 44%).\n"
+           "FAIL: d/bad.journal (Bad message)\nPASS: d/system.journal\n")
+    (note,) = damage(out)
+    assert note.startswith("d/bad.journal: damaged (Bad message) at offset 0x398260 of 8388608 bytes (44%)")
+    assert damage("PASS: d/system.journal\n") == []
