@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -127,8 +128,11 @@ class Podman:
 
     def start(self, name: str, from_bundle: bool = False) -> None:
         """Start it; `from_bundle`: from its bundle directory, so podman 4 can see an OOM kill (module doc)."""
-        cwd = Path(self.inspect(name)["StaticDir"]) if from_bundle else None
-        self("start", name, cwd=cwd)
+        if from_bundle:
+            self("start", name, cwd=Path(self.inspect(name)["StaticDir"]))
+            return
+        with tempfile.TemporaryDirectory() as cwd:  # conmon writes an `oom` file in its working directory
+            self("start", name, cwd=Path(cwd))
 
     def events(self, name: str, event: str, n: int, timeout: float = 180) -> None:
         """Block on podman's event stream (replayed from the container's creation) until the container has had

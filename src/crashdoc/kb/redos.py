@@ -21,7 +21,7 @@ SIZES = (8, 12, 16, 20, 24, 28, 32, 48, 64, 128, 512, 2048, 8192, 16384)
 _LITERAL = re.compile(r"(?:\\b)?((?:[A-Za-z0-9_ :'=,-]|\\[.()\[\]{}|?*+^$/-])+)")
 
 
-_LEADING_RUN = re.compile(r"(\(\?P<\w+>)?(\\[Sw]|\[(?:\\.|[^\]\\])+\])[+*]")
+_LEADING_RUN = re.compile(r"(?:\\b)?(\(\?P<\w+>)?(\\[Swd]|\[(?:\\.|[^\]\\])+\])[+*]")
 
 
 def linear_start(pattern: str) -> str:
@@ -56,6 +56,8 @@ def _lines(pattern: str) -> Iterator[tuple[str, str, str, str]]:
         yield f"a run of {sep!r}", "", sep, ""
         yield f"a run of {sep!r} then a stop", "", sep, "!"  # a near miss at the very end
     yield "a mixed run", "", "a1.-/_:x", ""
+    yield "a dotted name run", "", "a.", ""  # a word boundary at every other character
+    yield "a digit run", "", "9", ""
     if head:
         yield f"{head!r} then a word run", head, "a", ""
         yield f"{head!r} then spaces", head, " ", ""

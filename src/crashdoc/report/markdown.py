@@ -17,13 +17,10 @@ from typing import Any, TextIO
 
 from crashdoc import __version__
 from crashdoc.model import Diagnosis, Finding
-from crashdoc.parse.text import strip_ansi, visible
+from crashdoc.parse.text import INVISIBLE, strip_ansi, visible
 from crashdoc.report.interface import Renderer
 from crashdoc.report.safe import redacted_note
 
-#: invisible characters removed from all output: zero-width spaces/joiners, word joiners, BOM, soft hyphen,
-#: bidi marks, embeddings, overrides and isolates
-INVISIBLE = re.compile("[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 #: longest log line shown whole; longer ones say how much was left out (a 10 MB line is not a report)
 MAX_LINE = 100_000
 _SPECIAL = re.compile(r"[\\`*_\[\]<>#@|~&$]")

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from crashdoc.parse.text import strip_ansi, visible
+from crashdoc.parse.text import INVISIBLE, strip_ansi, visible
 
 MAX_SHOWN = 400
 
 
 def safe(text: str | None, limit: int = MAX_SHOWN) -> str:
-    """ANSI removed, control characters (newlines too: one field is one line) visible, cut to `limit`."""
+    """ANSI and invisible characters removed, control characters (newlines too: one field is one line) visible,
+    cut to `limit`."""
     if not text:
         return ""
-    s = visible(strip_ansi(text)).replace("\n", "\\n").replace("\t", " ")
+    s = visible(INVISIBLE.sub("", strip_ansi(text))).replace("\n", "\\n").replace("\t", " ")
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
