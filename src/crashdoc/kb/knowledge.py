@@ -17,6 +17,7 @@ from crashdoc.kb.loader import (
 )
 from crashdoc.kb.loader import _iter_files as iter_files
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
+from crashdoc.kb.prefilter import Prefilter
 from crashdoc.kb.scan import exception_pattern, to_scan_pattern
 
 
@@ -85,11 +86,18 @@ class KnowledgeBase:
         say where the error was raised. Best = highest priority, then cause over consequence, then id.
         """
         exc = resolve_exception(exception, message or "", line or "")
-        for rule in self.rules:
+        maybe = self._prefilter.candidates(message or "", line or "")
+        for i, rule in enumerate(self.rules):
+            if maybe is not None and i not in maybe:
+                continue  # no regex of this rule occurs in the text (one hyperscan pass said so)
             found = rule.match(exc, message or "", line or "", frames)
             if found is not None:
                 return found
         return None
+
+    @cached_property
+    def _prefilter(self) -> Prefilter:
+        return Prefilter(self.rules)
 
     def classify_all(self, exception: str | None, message: str, line: str) -> list[RuleMatch]:
         """Every matching rule, best first (for explanations and debugging)."""

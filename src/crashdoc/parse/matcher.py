@@ -66,6 +66,21 @@ class Matcher:
         return found
 
 
+def hyperscan_available() -> bool:
+    """Whether the hyperscan wheel is installed (it is an accelerator: without it Python's re does the work)."""
+    return _hs is not None
+
+
+def compiled_database(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
+    """A hyperscan database of (pattern, id) pairs, compiled once and cached on disk (see `_compiled`)."""
+    return _compiled(exprs, stats)
+
+
+def new_scratch(db: Any) -> Any:
+    """A scratch space for scanning `db` (one per thread)."""
+    return _hs.Scratch(db)
+
+
 def _hs_compile(exprs: Sequence[tuple[str, int]]) -> Any:
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(

@@ -1,0 +1,64 @@
+"""Which rules can match a text at all, found in one hyperscan pass over it, so that `classify` runs the Python
+regexes of those rules only (issue 12: about 500 regex searches per error line made 16 MB of distinct error
+lines take minutes).
+
+The prefilter may say "maybe" when Python's regex would not match (it never decides a match: the rule's own
+regexes do), but it must never miss one. So it is used only where hyperscan's reading of a pattern is the same
+as Python's: on ASCII text (hyperscan's `\\w`, `\\b` and `(?i)` are ASCII, Python's are Unicode), and only for
+rules whose every regex converts to the scanner's form; a rule matched by exception type or frames alone is
+always tried (that costs a comparison, not a search)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from crashdoc.kb.model import Rule
+from crashdoc.kb.scan import to_scan_pattern
+from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+
+
+class Prefilter:
+    """One hyperscan database of every rule regex, its id the rule's index."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.always: frozenset[int] = frozenset()
+        self.db: object = None
+        self._local = threading.local()
+        if not hyperscan_available():
+            return
+        exprs: list[tuple[str, int]] = []
+        always: set[int] = set()
+        for i, rule in enumerate(rules):
+            if not rule.regexes:
+                always.add(i)
+                continue
+            converted = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
+            if any(p is None for p in converted):
+                always.add(i)
+                continue
+            exprs.extend((p, i) for p in converted if p is not None)
+        stats = ScanStats()
+        self.db = compiled_database(tuple(exprs), stats)
+        # a pattern hyperscan could not compile leaves its rule to be tried every time
+        skipped = set(stats.skipped_patterns)
+        always |= {i for p, i in exprs if p in skipped}
+        self.always = frozenset(always)
+
+    def candidates(self, *texts: str) -> frozenset[int] | None:
+        """The indexes of the rules that may match one of *texts* (each searched on its own, as the rules search
+        them: `^` and `$` keep their meaning), or None when every rule must be tried."""
+        if self.db is None or not all(t.isascii() for t in texts):
+            return None
+        found: set[int] = set(self.always)
+
+        def on_match(ident: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
+            found.add(ident)
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:  # hyperscan's scratch space is per thread (a fleet diagnoses hosts in threads)
+            scratch = self._local.scratch = new_scratch(self.db)
+        for text in texts:
+            if text:
+                self.db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return frozenset(found)

@@ -1,0 +1,51 @@
+"""The hyperscan prefilter of `classify` never changes an answer: on every rule example line, a sample of the
+engines' inventory messages and every line of the dev corpus, classify with it equals trying every rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crashdoc.kb import KnowledgeBase
+from crashdoc.kb.model import resolve_exception
+from crashdoc.kb.prefilter import Prefilter
+from crashdoc.parse.errors import bare_exception
+from crashdoc.parse.lines import parse_line
+
+DEV = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev" / "cases"
+
+
+def _every_rule(kb: KnowledgeBase, exc: str | None, message: str, line: str) -> str | None:
+    e = resolve_exception(exc, message, line)
+    return next((r.id for r in kb.rules if r.match(e, message, line) is not None), None)
+
+
+def _texts(kb: KnowledgeBase) -> list[str]:
+    out = [ln for r in kb.rules for ex in r.examples for ln in ex.log.splitlines() if ln.strip()]
+    from crashdoc.kb.inventory import read_rows
+
+    rows = read_rows()
+    out += [str(r["template"]).replace("{}", "qx7") for r in rows[::7] if r.get("template")]
+    for log in sorted(DEV.glob("*.log")) if DEV.is_dir() else ():
+        out += log.read_text(errors="replace").splitlines()[:400]
+    return out
+
+
+def test_the_prefilter_never_changes_a_verdict() -> None:
+    kb = KnowledgeBase.load()
+    if kb._prefilter.db is None:
+        pytest.skip("hyperscan is not installed: classify tries every rule")
+    checked = 0
+    for raw in _texts(kb):
+        text = parse_line(1, raw).text.strip()
+        exc, msg = bare_exception(text)
+        got = kb.classify(exc, msg, text)
+        assert (got.rule.id if got else None) == _every_rule(kb, exc, msg, text), raw
+        checked += 1
+    assert checked > 3000
+
+
+def test_non_ascii_text_tries_every_rule() -> None:
+    kb = KnowledgeBase.load()
+    assert Prefilter(kb.rules).candidates("données manquantes", "") is None
