@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from crashdoc.datafile import load_yaml
 from crashdoc.envdoctor.errors import TableError
 from crashdoc.envdoctor.facts import canonical
 
@@ -117,7 +118,7 @@ def _group(entry: Any, where: str) -> Group:
 def _load(name: str) -> Mapping[str, Any]:
     text = resources.files("crashdoc.envdoctor").joinpath(name).read_text(encoding="utf-8")
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise TableError(f"{name}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

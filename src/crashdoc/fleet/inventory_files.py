@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from crashdoc.datafile import load_yaml
 from crashdoc.errors import InputError
 from crashdoc.fleet.inventory import Group, Inventory, expand, split_port
 
@@ -82,7 +83,7 @@ def parse_ini(text: str, source: str = "inventory") -> Inventory:
 def parse_yaml(text: str, source: str = "inventory") -> Inventory:
     """Read a YAML inventory: top-level groups, each with `hosts:`, `children:` and `vars:`."""
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
         raise InputError(f"{source}: not valid YAML: {str(exc).splitlines()[0]}") from exc
     if data is None:
@@ -152,7 +153,7 @@ def _vars_files(folder: Path, name: str) -> Iterable[Path]:
 
 def _load_vars(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text("utf-8"))
+        data = load_yaml(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError(f"{path}: cannot read variables: {exc}") from exc
     if data is None:

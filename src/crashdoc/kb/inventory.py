@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from crashdoc.datafile import load_yaml
+
 INVENTORY_DIR = Path(__file__).resolve().parents[1] / "data" / "inventory"
 TRUSTED_LABELS = frozenset({"family", "override"})
 MIN_LITERAL = 18
@@ -98,9 +100,8 @@ def lookup(text: str) -> Known | None:
 
 @cache
 def _advice() -> dict[str, str]:
-    import yaml
 
-    data = yaml.safe_load((INVENTORY_DIR.parent / "category_advice.yaml").read_text(encoding="utf-8"))
+    data = load_yaml((INVENTORY_DIR.parent / "category_advice.yaml").read_text(encoding="utf-8"))
     return {str(k): " ".join(str(v).split()) for k, v in data.items()}
 
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from crashdoc.datafile import load_yaml
 
 LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 _UNSCANNABLE = re.compile(r"\(\?(?:[=!<]|P<)|(?<![\\[])[\^$]")
@@ -88,7 +88,7 @@ def _row(r: dict[str, Any]) -> Format:
 @lru_cache(maxsize=1)
 def load_formats() -> tuple[Format, ...]:
     """The packaged table, rows in file order."""
-    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"))
+    data = load_yaml(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"))
     return tuple(_row(r) for r in data["rows"])
 
 

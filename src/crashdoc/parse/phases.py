@@ -10,8 +10,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from crashdoc.datafile import load_yaml
 from crashdoc.parse.traceback import Frame
 
 
@@ -28,7 +27,7 @@ class Phase:
 @lru_cache(maxsize=1)
 def load_document() -> dict[str, Any]:
     """data/phases.yaml as data: phases (lines, frames, and the watch's extras) and engines."""
-    data = yaml.safe_load(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    data = load_yaml(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
     return data if isinstance(data, dict) else {}
 
 
