@@ -131,8 +131,11 @@ class Podman:
         if from_bundle:
             self("start", name, cwd=Path(self.inspect(name)["StaticDir"]))
             return
-        with tempfile.TemporaryDirectory() as cwd:  # conmon writes an `oom` file in its working directory
-            self("start", name, cwd=Path(cwd))
+        # conmon keeps the working directory it was started in (it writes an `oom` file there, and runs the
+        # restart policy's cleanup from it): one that outlives the container, outside the repository
+        cwd = Path(tempfile.gettempdir()) / "crashdoc-podman-cwd" / name
+        cwd.mkdir(parents=True, exist_ok=True)
+        self("start", name, cwd=cwd)
 
     def events(self, name: str, event: str, n: int, timeout: float = 180) -> None:
         """Block on podman's event stream (replayed from the container's creation) until the container has had

@@ -99,8 +99,12 @@ class DeadlineRunner(Runner):
         """The inner popen; the process is killed at the deadline if it still runs."""
         self._left()
         proc = self.inner.popen(argv)
-        with self._lock:
+        with self._lock:  # either expire() sees this process, or this sees that the deadline passed
             self._procs.append(proc)
+            expired = self.expired
+        if expired:
+            proc.kill()
+            raise TransportError(f"{self.host or 'this machine'}: no complete answer within {self.seconds:.0f} s")
         return proc
 
     def describe(self, argv: Sequence[str]) -> str:
@@ -109,8 +113,8 @@ class DeadlineRunner(Runner):
 
     def expire(self) -> None:
         """The deadline: kill what still runs."""
-        self.expired = True
         with self._lock:
+            self.expired = True
             procs = list(self._procs)
         for p in procs:
             if p.poll() is None:

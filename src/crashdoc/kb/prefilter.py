@@ -38,8 +38,14 @@ class Prefilter:
                 always.add(i)
                 continue
             exprs.extend((p, i) for p in converted if p is not None)
+        if not exprs:
+            return  # no rule has a regex: nothing to filter
         stats = ScanStats()
-        self.db = compiled_database(tuple(exprs), stats)
+        try:
+            self.db = compiled_database(tuple(exprs), stats)
+        except Exception:  # NOTE: an accelerator only: without it every rule is tried, as without hyperscan
+            self.db = None
+            return
         # a pattern hyperscan could not compile leaves its rule to be tried every time
         skipped = set(stats.skipped_patterns)
         always |= {i for p, i in exprs if p in skipped}
