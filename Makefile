@@ -55,10 +55,15 @@ bench: $(BIN)/crashdoc
 
 ## fuzz: 100,000 hostile inputs through diagnose and every renderer (make test runs a fixed-seed 600), then the
 ## growth check (time on doubled inputs); failing inputs land in tests/fuzz/regressions/
+## (in processes of FUZZ_CHUNK inputs each: hypothesis's record of what it generated grows with every input and
+## took 24 GB in one process of 100,000; FUZZ_JOBS processes at a time)
 FUZZ_EXAMPLES ?= 100000
+FUZZ_CHUNK ?= 10000
+FUZZ_JOBS ?= 2
 fuzz: $(BIN)/crashdoc
-	CRASHDOC_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider --timeout=0 \
-	  --hypothesis-show-statistics tests/fuzz/test_fuzz.py
+	seq 1 $$(( ($(FUZZ_EXAMPLES) + $(FUZZ_CHUNK) - 1) / $(FUZZ_CHUNK) )) | xargs -P $(FUZZ_JOBS) -I{} \
+	  env CRASHDOC_FUZZ_EXAMPLES=$(FUZZ_CHUNK) $(BIN)/python -m pytest -q -p no:cacheprovider --timeout=0 \
+	  tests/fuzz/test_fuzz.py
 	$(BIN)/python bench/bench_growth.py
 
 clean:
