@@ -38,7 +38,8 @@ def _check_fleet_report(report: dict, names: list[str], unreachable: str | None)
     for name in flash:
         root = by[name]["diagnosis"]["root_cause"]
         assert root["exception"] == "RuntimeError" and FLASHINFER in root["message"]
-        assert root["fix"]["command"] == "pip install flashinfer-cubin==0.6.4"
+        python = by[name]["diagnosis"]["unit"].get("python")  # the unit's interpreter (ExecStart), when known
+        assert root["fix"]["command"] == (f"{python} -m " if python else "") + "pip install flashinfer-cubin==0.6.4"
     for name in oom:
         root = by[name]["diagnosis"]["root_cause"]
         assert root["exception"] == "torch.OutOfMemoryError" and root["category"] == "gpu_oom"

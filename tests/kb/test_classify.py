@@ -32,11 +32,11 @@ def test_jit_cache_keeps_cuda_variant(kb: KnowledgeBase) -> None:
 
 def test_model_type_table_and_fallback(kb: KnowledgeBase) -> None:
     known = kb.classify("KeyError", "'qwen3_moe'", "KeyError: 'qwen3_moe'")
-    assert known is not None and known.fix_command == "pip install -U 'transformers>=4.51.0'"
+    assert known is not None and known.fix_command == "pip install --upgrade 'transformers>=4.51.0'"
     text = ("The checkpoint you are trying to load has model type `brand_new` but Transformers does not "
             "recognize this architecture.")
     unknown = kb.classify("ValueError", text, text)
-    assert unknown is not None and unknown.fix_command == "pip install -U transformers"
+    assert unknown is not None and unknown.fix_command == "pip install --upgrade transformers"
 
 
 def test_python_version_from_context(kb: KnowledgeBase) -> None:

@@ -27,7 +27,8 @@ def _assert_verdict(diag, attempts: int | None = None) -> None:  # type: ignore[
     assert root is not None, diag.summary
     assert root.exception == "RuntimeError" and ROOT_ERROR in root.message
     assert root.where.process == "Worker_TP2"
-    assert root.fix.command == FIX
+    python = diag.unit.python if diag.unit is not None else None  # the unit's interpreter, when it is known
+    assert root.fix.command == (f"{python} -m {FIX}" if python else FIX)
     if attempts is not None:
         assert len(diag.attempts) == attempts
         assert len({a.fingerprint for a in diag.attempts}) == 1

@@ -46,6 +46,8 @@ def pip_argv(command: str, python: str, find_links: str | None = None) -> list[s
         words = shlex.split(command)
     except ValueError as exc:
         raise UnsafeArgumentError(f"refusing the fix command {command!r}: {exc}") from exc
+    if words[:3] == [python, "-m", "pip"]:  # already for this interpreter (the report of `diagnose UNIT`)
+        words = ["pip", *words[3:]]
     if len(words) < 3 or words[0] not in ("pip", "pip3") or words[1] != "install":
         raise UnsafeArgumentError(f"refusing to apply {command!r}: only a `pip install NAME==VERSION` fix is applied")
     args = [w if w in OPTIONS and i and i < len(words) - 1 else check_word(w, "a word of the fix command")

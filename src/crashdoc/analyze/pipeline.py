@@ -15,6 +15,7 @@ from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, 
 from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
+from crashdoc.analyze.values import SCAN_PATTERNS, LogValues, complete
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LineParser, LogLine, parse_line
@@ -35,7 +36,8 @@ def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
     NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
     log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
     """
-    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(JSON_RECORDS,) if json_lines else ())
+    values = MarkerClass("values", SCAN_PATTERNS, before=0, after=0)  # banners, logged arguments: analyze/values.py
+    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,))
 
 
 class _Memo:
@@ -80,10 +82,12 @@ class Analysis:
         self.bytes = 0
         self.json_records = 0
         self.omitted = 0
+        self.values = LogValues()
         self.awaiting: list[tuple[Candidate, list[str]]] = []
         """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
 
     def feed(self, line: LogLine, mask: int) -> None:
+        self.values.feed(line.raw)
         if self.awaiting:
             self._context(line)
         att = self.tracker.feed(line)
@@ -240,7 +244,7 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
 
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
-    ranked = dict(sorted(p.ranked.items()))
+    ranked = {a: [complete(g, p.values) for g in gs] for a, gs in sorted(p.ranked.items())}  # fixes: log values
     chosen = best_attempt(ranked, p._failed)
     states = p.tracker.attempts
     attempts = attempt_verdicts(states, ranked)

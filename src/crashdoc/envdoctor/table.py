@@ -1,4 +1,5 @@
-"""The data the checks read: companion groups (groups.yaml) and CUDA driver facts (cuda.yaml), validated."""
+"""The data the checks read: companion groups (data/groups.yaml, read by crashdoc.kb.companions) and CUDA driver
+facts (cuda.yaml), validated."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import yaml
 from crashdoc.datafile import load_yaml
 from crashdoc.envdoctor.errors import TableError
 from crashdoc.envdoctor.facts import canonical
+from crashdoc.kb.companions import GroupsFileError, groups_data
 
 KINDS = ("same-version", "release-map", "cuda-wheels", "pins")
 
@@ -155,4 +157,8 @@ def parse_table(groups: Mapping[str, Any], cuda: Mapping[str, Any]) -> Table:
 @lru_cache(maxsize=1)
 def load_table() -> Table:
     """The package's data files, read once."""
-    return parse_table(_load("groups.yaml"), _load("cuda.yaml"))
+    try:
+        groups = groups_data()
+    except GroupsFileError as exc:
+        raise TableError(str(exc)) from exc
+    return parse_table(groups, _load("cuda.yaml"))

@@ -12,6 +12,7 @@ import crashdoc.investigate as investigate
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
 from crashdoc.analyze.state import unit_present
 from crashdoc.errors import InputError
+from crashdoc.investigate.interpreter import with_interpreter
 from crashdoc.investigate.unit_section import unit_section
 from crashdoc.model import Attempt, Diagnosis, Skipped
 from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, windows
@@ -20,13 +21,7 @@ from crashdoc.sources.interface import RecordStream
 from crashdoc.sources.interpreter import PYTHON
 from crashdoc.sources.journal_access import check_access, journal_skipped, verify_copies
 from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
-from crashdoc.sources.unit import (
-    UnitState,
-    describe_exit,
-    normalize_unit,
-    read_unit_state,
-    systemd_version,
-)
+from crashdoc.sources.unit import UnitState, describe_exit, normalize_unit, read_unit_state, systemd_version
 from crashdoc.transport import Runner
 
 #: attempts examined when --attempts is not given (the newest ones; the loop's first is added)
@@ -154,7 +149,7 @@ def diagnose_unit(
     section = unit_section(unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes,
                            diag.attempts, journal_args, now.now)
     return replace(
-        diag,
+        with_interpreter(diag, state.python),  # `PYTHON -m pip install ...`: the unit's environment
         source=source,
         unit=state.facts(),
         state=now,

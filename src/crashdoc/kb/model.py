@@ -22,6 +22,11 @@ ROLES: tuple[str, ...] = ("cause", "consequence")
 EXAMPLE_KINDS: tuple[str, ...] = ("match", "no-match", "todo-match", "todo-no-match")
 DEFAULT_PRIORITY = 50
 
+#: Values a fix command may name that come from elsewhere in the log (filled by crashdoc.analyze.values): the
+#: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
+#: command, the installed release of the captured `package` when it is the engine.
+LOG_VALUES: frozenset[str] = frozenset({"engine", "engine_version", "model", "engine_upgrade", "package_version"})
+
 #: A capture may only be pasted into a shell command when it consists of these characters.
 _SAFE_VALUE = re.compile(r"^[\w.+\-/:@%,~=]+$")
 
@@ -216,6 +221,10 @@ class Rule:
                     captures = {k: v for k, v in found.groupdict().items() if v is not None}
                     return self._result(captures, found.group(0))
         return None
+
+    def render(self, captures: dict[str, str], matched_text: str | None = None) -> RuleMatch:
+        """The match this rule gives with these captures (values found elsewhere in the log added to its own)."""
+        return self._result(dict(captures), matched_text)
 
     def _result(self, captures: dict[str, str], matched_text: str | None) -> RuleMatch:
         """Build the RuleMatch: apply lookups, format the fix text and command."""

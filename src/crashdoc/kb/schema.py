@@ -14,6 +14,7 @@ from crashdoc.kb.model import (
     CATEGORIES,
     DEFAULT_PRIORITY,
     EXAMPLE_KINDS,
+    LOG_VALUES,
     ROLES,
     Example,
     Lookup,
@@ -194,8 +195,8 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
     known = groups | lookup_names
     problems += _placeholders(where, "fix.text", fix.get("text"), known)
-    problems += _placeholders(where, "fix.command", fix.get("command"), known)
-    problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known)
+    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES)
+    problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known | LOG_VALUES)
     refs = data.get("references", [])
     if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
         problems.append(f"{where}: 'references' must be a list of http(s) URLs")
