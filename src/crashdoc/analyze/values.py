@@ -17,6 +17,8 @@ import shlex
 import string
 from dataclasses import dataclass
 
+from packaging.utils import canonicalize_name
+
 from crashdoc.analyze.rank import Group
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES
@@ -127,8 +129,7 @@ class LogValues:
         return out
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+_canonical = canonicalize_name
 
 
 def _names(template: str | None) -> set[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
+
+from packaging.utils import canonicalize_name
 
 from crashdoc.envdoctor.errors import CheckSkipped, ProbeError
 from crashdoc.errors import TransportError
@@ -17,9 +18,10 @@ from crashdoc.transport import Runner
 PROBE_TIMEOUT = 900.0
 
 
+
 def canonical(name: str) -> str:
-    """PEP 503 normalised project name (`Flashinfer_Python` -> `flashinfer-python`)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """A distribution name PEP 503-normalised (packaging's canonicalize_name)."""
+    return canonicalize_name(name)
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,13 @@ fix can pin a group together (analyze) and the environment checks can validate t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
 import yaml
+from packaging.utils import canonicalize_name
 
 from crashdoc.datafile import load_yaml
 from crashdoc.kb.errors import RuleError
@@ -21,8 +21,7 @@ class GroupsFileError(RuleError):
     """data/groups.yaml is not valid YAML, or not a mapping."""
 
 
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+_canonical = canonicalize_name
 
 
 @lru_cache(maxsize=1)

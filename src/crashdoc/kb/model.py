@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 
+from packaging.utils import canonicalize_name
+
 from crashdoc.parse.exceptions import last_component, split_exception
 
 CATEGORIES: tuple[str, ...] = (
@@ -78,8 +80,7 @@ _OPTION_WITH_VALUE = frozenset({"-i", "--index-url", "--extra-index-url", "-f", 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
 
 
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+_normalise = canonicalize_name
 
 
 @lru_cache(maxsize=1)
