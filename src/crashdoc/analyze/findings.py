@@ -70,7 +70,7 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     procs, ranks, streams = sorted(g.processes), sorted(g.ranks), g.streams
     if m is not None:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
-        category, rule, explanation = m.rule.category, m.rule.id, m.rule.explanation
+        category, rule, explanation = m.category, m.rule.id, m.explanation
     elif (known := _known_message(c)) is not None:
         fix, category, rule = Fix(category_advice(known.category)), known.category, None
         explanation = (f"No rule knows this error, but {known.project}'s own source raises it ({known.file}:{known.line}:"

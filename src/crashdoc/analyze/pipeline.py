@@ -12,6 +12,7 @@ from typing import Any, BinaryIO
 
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
+from crashdoc.analyze.context import in_context
 from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
@@ -244,7 +245,7 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
 
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
-    ranked = {a: [complete(g, p.values) for g in gs] for a, gs in sorted(p.ranked.items())}  # fixes: log values
+    ranked = {a: [complete(in_context(g, p.values.args), p.values) for g in gs] for a, gs in sorted(p.ranked.items())}  # fixes: log values
     chosen = best_attempt(ranked, p._failed)
     states = p.tracker.attempts
     attempts = attempt_verdicts(states, ranked)

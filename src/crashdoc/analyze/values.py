@@ -92,6 +92,8 @@ class LogValues:
         self.engines: set[str] = set()
         self.banner: tuple[str, str | None] | None = None
         self.model: str | None = None
+        self.args: str | None = None
+        """The line that logged the service's arguments (the first), for rules that ask where a value came from."""
 
     def feed(self, text: str) -> None:
         """Take what one line of the log says."""
@@ -106,6 +108,7 @@ class LogValues:
                 found = pattern.search(text)
                 if found:
                     self.model = found.group("model")
+                    self.args = text[:8192]
                     break
         if self.banner is None and _ANY_SIGN.search(text):
             self.engines.update(engine for engine, pattern in _SIGNS if engine not in self.engines and pattern.search(text))
@@ -154,7 +157,7 @@ def complete(g: Group, values: LogValues) -> Group:
         found = values.captures()
         if "engine_version" in found and _canonical(m.captures.get("package", "")) == _canonical(found["engine"]):
             found["package_version"] = found["engine_version"]  # the installed engine's own release, reinstalled
-        again = rule.render({**found, **m.captures}, m.matched_text)
+        again = rule.render({**found, **m.captures}, m.matched_text, getattr(m, "override", None))
         m = dataclasses.replace(m, fix_command=again.fix_command, fix_text=again.fix_text)
     pinned = with_companions(m.fix_command)
     if pinned != m.fix_command:

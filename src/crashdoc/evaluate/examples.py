@@ -94,9 +94,10 @@ def classify_text(kb: KnowledgeBase, text: str) -> list[Classified]:
     return items
 
 
-def _root_rule(kb: KnowledgeBase, text: str) -> str | None:
+def _root_rule(kb: KnowledgeBase, text: str) -> tuple[str | None, str | None]:
+    """The rule and the category `diagnose` names as the root cause of the excerpt."""
     diag = diagnose_stream(io.BufferedReader(io.BytesIO(text.encode("utf-8"))), "example", kb=kb)
-    return diag.root_cause.rule if diag.root_cause else None
+    return (diag.root_cause.rule, diag.root_cause.category) if diag.root_cause else (None, None)
 
 
 def run_example(kb: KnowledgeBase, rule: Rule, index: int, example: Example) -> ExampleResult:
@@ -113,11 +114,16 @@ def run_example(kb: KnowledgeBase, rule: Rule, index: int, example: Example) -> 
     elif not passed:
         detail = f"line classified as this rule: {hits[0][:160]!r}; tighten the regex"
     elif want_match and rule.role == "cause":
-        root = _root_rule(kb, example.log)
+        root, category = _root_rule(kb, example.log)
+        want = example.category or rule.category
         if root != rule.id:
             passed = False
             detail = (f"the line matches, but `crashdoc diagnose` on the example names {root or 'no root cause'}"
                       " as the root cause; check the priority or the line's level")
+        elif category != want:
+            passed = False
+            detail = (f"`crashdoc diagnose` gives category {category}, the example expects {want}; check the "
+                      "rule's overrides (or the example's `category:`)")
     return ExampleResult(rule, index, example, passed, detail)
 
 

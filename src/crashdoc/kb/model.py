@@ -27,6 +27,18 @@ DEFAULT_PRIORITY = 50
 #: Values a fix command may name that come from elsewhere in the log (filled by crashdoc.analyze.values): the
 #: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
 #: command, the installed release of the captured `package` when it is the engine.
+#: Who words a message: the engines and libraries of the message inventory, and the platforms whose loaders and
+#: C libraries word the same failure differently. A `match` example names one (`wording: tgi`); a cause rule
+#: shows at least two, or declares `wordings: {single: <why>}` (docs/RULES.md).
+WORDINGS: frozenset[str] = frozenset({
+    "vllm", "sglang", "tgi", "tensorrt-llm", "tritonserver", "llamacpp", "ollama", "lmdeploy", "openllm", "localai",
+    "aphrodite", "exllama", "flashinfer", "torch", "nccl", "cuda", "nvidia-driver", "transformers", "huggingface_hub",
+    "safetensors", "triton", "xformers", "flash-attn", "deepspeed", "ray", "pip", "python", "numpy", "gcc", "clang", "ninja",
+    "setuptools", "go", "rust", "systemd", "docker", "kubernetes", "linux", "macos", "windows", "glibc", "musl",
+    "kernel",
+})
+#: the keys of an override's `when:` that are not captures: every message of the chain, the logged arguments
+CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")
 LOG_VALUES: frozenset[str] = frozenset({"engine", "engine_version", "model", "engine_upgrade", "package_version"})
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
@@ -41,6 +53,10 @@ class Example:
     """``match``, ``no-match``, ``todo-match`` or ``todo-no-match``."""
     log: str
     """One or more raw log lines, prefixes included."""
+    wording: str | None = None
+    """Whose wording of the class this excerpt shows (`vllm`, `tgi`, `macos`, ...; see WORDINGS)."""
+    category: str | None = None
+    """The category `diagnose` must give this excerpt when it differs from the rule's (an override applies)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +167,63 @@ def format_command(template: str | None, captures: dict[str, str]) -> str | None
     return fill_command(template, captures)[0]
 
 
+_PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class MatchContext:
+    """What a rule may see beyond the error it matched (an override's `chain:` and `args:`)."""
+
+    chain: tuple[str, ...] = ()
+    """Every message of the error's traceback chain (`Type: message`) and its frames (`path in function`), or
+    every line of an incident; a lone error line is its own chain."""
+    args: str | None = None
+    """The attempt's logged arguments (the engine's `non-default args: {...}`, `Namespace(...)`, a command
+    line), when the log shows them."""
+
+
+@dataclass(frozen=True)
+class Override:
+    """Another category (and fix) for what the rule matched, when a capture or the context says so: a shared
+    object the loader may not read is a permission problem, not a missing library."""
+
+    when: tuple[tuple[str, str], ...]
+    """(key, regex) pairs, all of which must hold: a capture name (searched in its value), `chain` (searched in
+    every message of the chain) or `args` (the logged arguments). `${name}` in a regex is the capture's value,
+    escaped."""
+    category: str
+    fix_text: str | None = None
+    fix_command: str | None = None
+    explanation: str | None = None
+
+    @property
+    def needs_context(self) -> bool:
+        """True when a condition looks beyond the captures (it is decided where the chain and arguments are known)."""
+        return any(key in CONTEXT_KEYS for key, _ in self.when)
+
+    def holds(self, captures: dict[str, str], context: MatchContext | None) -> bool:
+        """Whether every condition holds; a condition on a missing capture or an unknown context does not."""
+        for key, template in self.when:
+            names = _PLACEHOLDER.findall(template)
+            if any(n not in captures for n in names):
+                return False
+            pattern = _when_pattern(_PLACEHOLDER.sub(lambda m: re.escape(captures[m.group(1)]), template))
+            if key == "chain":
+                texts: tuple[str, ...] = context.chain if context is not None else ()
+            elif key == "args":
+                texts = (context.args,) if context is not None and context.args else ()
+            else:
+                texts = (captures[key],) if key in captures else ()
+            if not any(pattern.search(t) for t in texts):
+                return False
+        return True
+
+
+@lru_cache(maxsize=512)
+def _when_pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source)
+
+
 FRAME_DEPTH = 6
 """How many of a traceback's innermost frames a rule's `frames:` looks at."""
 
@@ -188,6 +261,10 @@ class Rule:
     fix_apply: str = "manual"
     """`safe`: `crashdoc fix` may run the command (a pip install/pin of a companion package the knowledge base
     knows); `manual` (the default): the fix is shown, never run."""
+    overrides: tuple[Override, ...] = ()
+    """Another category and fix when a capture or the context says so; the first that holds applies."""
+    single_wording: str | None = None
+    """Why the class has one wording only (`wordings: {single: ...}`): the message is one library's own."""
 
     @property
     def is_consequence(self) -> bool:
@@ -223,27 +300,44 @@ class Rule:
                     return self._result(captures, found.group(0))
         return None
 
-    def render(self, captures: dict[str, str], matched_text: str | None = None) -> RuleMatch:
-        """The match this rule gives with these captures (values found elsewhere in the log added to its own)."""
-        return self._result(dict(captures), matched_text)
+    def render(self, captures: dict[str, str], matched_text: str | None = None,
+               override: Override | None = None) -> RuleMatch:
+        """The match this rule gives with these captures (values found elsewhere in the log added to its own);
+        *override*: one already chosen in context (else the first capture-only override that holds)."""
+        return self._result(dict(captures), matched_text, override)
 
-    def _result(self, captures: dict[str, str], matched_text: str | None) -> RuleMatch:
-        """Build the RuleMatch: apply lookups, format the fix text and command."""
+    def in_context(self, match: RuleMatch, context: MatchContext) -> RuleMatch:
+        """*match* with the override that holds once the chain and the logged arguments are known."""
+        if not self.overrides:
+            return match
+        chosen = next((o for o in self.overrides if o.holds(match.captures, context)), None)
+        if chosen is match.override:
+            return match
+        return self._result(dict(match.captures), match.matched_text, chosen, decided=True)
+
+    def _result(self, captures: dict[str, str], matched_text: str | None, override: Override | None = None,
+                decided: bool = False) -> RuleMatch:
+        """Build the RuleMatch: apply lookups, choose the override, format the fix text and command."""
         for lookup in self.lookups:
             value = lookup.resolve(captures)
             if value is not None:
                 captures[lookup.name] = value
-        command, refused = fill_command(self.fix_command, captures)
+        if override is None and not decided:
+            override = next((o for o in self.overrides if not o.needs_context and o.holds(captures, None)), None)
+        fix_command, fix_text, fallback = self.fix_command, self.fix_text, self.fallback_command
+        if override is not None and (override.fix_text or override.fix_command):
+            fix_command, fix_text = override.fix_command, override.fix_text or fix_text
+            fallback = None
+        command, refused = fill_command(fix_command, captures)
         if command is None:
-            fallback = self.fallback_command
             if refused and fallback and _INSTALL.search(fallback):
                 fallback = None  # the log named something else than the fallback would install: say so instead
             command, refused_fallback = fill_command(fallback, captures)
             refused = refused or refused_fallback
-        text = self.fix_text.format_map(_Missing(captures)) if self.fix_text else None
+        text = fix_text.format_map(_Missing(captures)) if fix_text else None
         if command is None and refused:
             text = f"{text} {refused}" if text else refused
-        return RuleMatch(self, captures, command, text, matched_text)
+        return RuleMatch(self, captures, command, text, matched_text, override)
 
 
 @dataclass(frozen=True)
@@ -255,11 +349,20 @@ class RuleMatch:
     fix_command: str | None
     fix_text: str | None
     matched_text: str | None
+    override: Override | None = None
+    """The rule's override that applied (its category and fix replace the rule's), if any."""
 
     @property
     def category(self) -> str:
-        """Shortcut for ``rule.category``."""
-        return self.rule.category
+        """The rule's category, or its override's."""
+        return self.override.category if self.override is not None else self.rule.category
+
+    @property
+    def explanation(self) -> str:
+        """The rule's explanation, or its override's."""
+        if self.override is not None and self.override.explanation:
+            return self.override.explanation
+        return self.rule.explanation
 
 
 def resolve_exception(exception: str | None, message: str, line: str) -> str | None:

@@ -12,19 +12,22 @@ from typing import Any
 
 from crashdoc.kb.model import (
     CATEGORIES,
+    CONTEXT_KEYS,
     DEFAULT_PRIORITY,
     EXAMPLE_KINDS,
     LOG_VALUES,
     ROLES,
+    WORDINGS,
     Example,
     Lookup,
+    Override,
     Rule,
 )
 from crashdoc.kb.redos import linear_start
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
-          "references", "examples", "alone")
+          "references", "examples", "alone", "overrides", "wordings")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
@@ -37,8 +40,9 @@ def _as_list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _check_regexes(where: str, regexes: list[Any], flags: int) -> tuple[list[str], set[str]]:
-    """Compile each regex; return problems and the union of named groups."""
+def _check_regexes(where: str, regexes: list[Any], flags: int, anchors: bool = False) -> tuple[list[str], set[str]]:
+    """Compile each regex; return problems and the union of named groups (*anchors*: `^` allowed, for a regex
+    searched in one value rather than in log lines)."""
     problems: list[str] = []
     groups: set[str] = set()
     for i, rx in enumerate(regexes):
@@ -52,7 +56,7 @@ def _check_regexes(where: str, regexes: list[Any], flags: int) -> tuple[list[str
             problems.append(f"{where}: {label} does not compile ({exc}); fix the regex (single-quote it in YAML)")
             continue
         groups.update(compiled.groupindex)
-        if rx.startswith("^"):
+        if rx.startswith("^") and not anchors:
             problems.append(f"{where}: {label} starts with '^'; remove the anchor, lines are searched after prefixes")
         found = compiled.search("") or compiled.search(_PROBE)
         if found is not None and found.group(0) == "":
@@ -88,20 +92,82 @@ def _check_examples(where: str, examples: Any) -> list[str]:
                 "and one '- no-match: |' log excerpt"]
     problems, kinds = [], []
     for i, item in enumerate(examples):
-        if not (isinstance(item, dict) and len(item) == 1):
-            problems.append(f"{where}: examples[{i}] must be a mapping with exactly one key "
-                            f"({', '.join(EXAMPLE_KINDS)})")
+        found = [k for k in item if k in EXAMPLE_KINDS] if isinstance(item, dict) else []
+        if len(found) != 1:
+            problems.append(f"{where}: examples[{i}] must be a mapping with exactly one of "
+                            f"{', '.join(EXAMPLE_KINDS)} (and optionally {', '.join(EXAMPLE_TAGS)})")
             continue
-        (kind, log), = item.items()
-        if kind not in EXAMPLE_KINDS:
-            problems.append(f"{where}: examples[{i}] has unknown key '{kind}'; use one of {', '.join(EXAMPLE_KINDS)}")
-        elif not isinstance(log, str) or not log.strip():
+        kind, log = found[0], item[found[0]]
+        for key in item:
+            if key != kind and key not in EXAMPLE_TAGS:
+                problems.append(f"{where}: examples[{i}] has unknown key '{key}'; use one of "
+                                f"{', '.join(EXAMPLE_KINDS + EXAMPLE_TAGS)}")
+        if not isinstance(log, str) or not log.strip():
             problems.append(f"{where}: examples[{i}] ({kind}) is empty; paste at least one log line")
+        if "wording" in item and item["wording"] not in WORDINGS:
+            problems.append(f"{where}: examples[{i}] has wording {item['wording']!r}; use one of "
+                            f"{', '.join(sorted(WORDINGS))} (the project or platform whose words these are)")
+        if "category" in item and (item["category"] not in CATEGORIES or kind != "match"):
+            problems.append(f"{where}: examples[{i}].category must be a category and is for 'match' examples "
+                            "(the category diagnose gives when an override applies)")
         kinds.append(kind)
     for need in ("match", "no-match"):
         if need not in kinds:
             problems.append(f"{where}: no '{need}' example; add '- {need}: |' followed by a log excerpt")
     return problems
+
+
+EXAMPLE_TAGS: tuple[str, ...] = ("wording", "category")
+
+
+def _check_overrides(where: str, overrides: Any, groups: set[str]) -> list[str]:
+    """overrides: [{when: {capture|chain|args: regex}, category: C, text?, command?, explanation?}]."""
+    if overrides is None:
+        return []
+    if not isinstance(overrides, list):
+        return [f"{where}: 'overrides' must be a list of {{when: {{...}}, category: ...}} mappings"]
+    problems: list[str] = []
+    for i, item in enumerate(overrides):
+        label = f"{where}: overrides[{i}]"
+        if not isinstance(item, dict):
+            problems.append(f"{label} must be a mapping with 'when:' and 'category:'")
+            continue
+        for key in item:
+            if key not in ("when", "category", "text", "command", "explanation"):
+                problems.append(f"{label} has unknown field '{key}'; use when, category, text, command, explanation")
+        if item.get("category") not in CATEGORIES:
+            problems.append(f"{label}: 'category' must be one of {', '.join(CATEGORIES)}")
+        when = item.get("when")
+        if not isinstance(when, dict) or not when:
+            problems.append(f"{label}: 'when' must map a capture name, 'chain' or 'args' to a regex")
+            continue
+        for key, rx in when.items():
+            if key not in CONTEXT_KEYS and key not in groups:
+                problems.append(f"{label}: when.{key} is neither a capture of match.regex nor one of "
+                                f"{', '.join(CONTEXT_KEYS)}; add (?P<{key}>...) to a regex or fix the name")
+            if not isinstance(rx, str):
+                problems.append(f"{label}: when.{key} must be a quoted regex")
+                continue
+            for name in re.findall(r"\$\{(\w+)\}", rx):
+                if name not in groups:
+                    problems.append(f"{label}: when.{key} uses ${{{name}}} but no regex captures it")
+            problems += _check_regexes(f"{label}: when.{key}", [re.sub(r"\$\{\w+\}", "x", rx)], 0, True)[0]
+        for key in ("text", "command", "explanation"):
+            if key in item and not isinstance(item[key], str):
+                problems.append(f"{label}: '{key}' must be a string")
+        problems += _placeholders(label, "text", item.get("text"), groups)
+        problems += _placeholders(label, "command", item.get("command"), groups | LOG_VALUES)
+    return problems
+
+
+def _check_wordings(where: str, wordings: Any) -> list[str]:
+    """wordings: {single: <why the class has one wording>}."""
+    if wordings is None:
+        return []
+    if not (isinstance(wordings, dict) and set(wordings) == {"single"} and isinstance(wordings["single"], str)
+            and wordings["single"].strip()):
+        return [f"{where}: 'wordings' must be {{single: <why this class is worded by one project only>}}"]
+    return []
 
 
 def _check_lookup(where: str, lookup: Any, groups: set[str]) -> tuple[list[str], set[str]]:
@@ -180,6 +246,8 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems += _check_regexes(f"{where}: match.frames", _as_list(match.get("frames")), 0)[0]
     lookup_problems, lookup_names = _check_lookup(where, data.get("lookup"), groups)
     problems += lookup_problems
+    problems += _check_overrides(where, data.get("overrides"), groups | lookup_names)
+    problems += _check_wordings(where, data.get("wordings"))
     explanation = data.get("explanation")
     if not isinstance(explanation, str) or not explanation.strip():
         problems.append(f"{where}: missing 'explanation'; add one paragraph saying what happened and why")
@@ -227,7 +295,12 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         Lookup(name, spec["from"], tuple((str(k), str(v)) for k, v in spec["table"].items()))
         for name, spec in (data.get("lookup") or {}).items()
     )
-    examples = tuple(Example(kind, log) for item in data["examples"] for kind, log in item.items())
+    examples = tuple(Example(kind, item[kind], item.get("wording"), item.get("category"))
+                     for item in data["examples"] for kind in item if kind in EXAMPLE_KINDS)
+    overrides = tuple(
+        Override(tuple((str(k), str(v)) for k, v in o["when"].items()), o["category"], o.get("text"),
+                 o.get("command"), " ".join(o["explanation"].split()) if o.get("explanation") else None)
+        for o in data.get("overrides") or ())
     return Rule(
         id=data["id"], category=data["category"], role=data["role"],
         priority=int(data.get("priority", DEFAULT_PRIORITY)),
@@ -241,4 +314,5 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
         frames=tuple(re.compile(rx) for rx in _as_list(match.get("frames"))),
+        overrides=overrides, single_wording=(data.get("wordings") or {}).get("single"),
     )

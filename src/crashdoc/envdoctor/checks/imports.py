@@ -46,7 +46,7 @@ def _classify(exception: str, message: str) -> tuple[str, Fix | None]:
     except (ImportError, CrashdocError):  # no knowledge base, or it cannot load: fall back to the hints
         match = None
     if match is not None:
-        return match.rule.category, Fix(match.fix_text or "see the rule's explanation", match.fix_command)
+        return match.category, Fix(match.fix_text or "see the rule's explanation", match.fix_command)
     for needle, category in _HINTS:
         if needle in message:
             return category, None
