@@ -147,3 +147,8 @@ def test_args_override_unknown_quantization_from_the_command_line(kb: KnowledgeB
     assert cli[2] is not None and "`awq_v3` was given on the command line" in cli[2]
     assert checkpoint[:2] == ("quantization-config-mismatch", "model_config")
     assert other_value[1] == "model_config"  # the flag named another method: this one came from the checkpoint
+
+
+def test_a_declared_single_wording_contradicted_by_the_examples_is_reported(tmp_path: Path) -> None:
+    problems = _loaded(tmp_path, "wordings:\n  single: only ACME says this\n", ("vllm", "tgi"))
+    assert len(problems) == 1 and "declares one wording" in problems[0]

@@ -158,9 +158,14 @@ def wording_problems(rules: Sequence[Rule]) -> list[str]:
     """Cause rules whose match examples show fewer than two wordings and that do not declare a single one."""
     out = []
     for rule in rules:
-        if rule.is_consequence or rule.single_wording:
+        if rule.is_consequence:
             continue
         shown = sorted({e.wording for e in rule.examples if e.kind == "match" and e.wording})
+        if rule.single_wording:
+            if len(shown) > 1:
+                out.append(f"{rule.path}: declares one wording (`wordings: single`) but its match examples show "
+                           f"{', '.join(shown)}; remove `wordings` (or fix the examples' `wording:`)")
+            continue
         if len(shown) < 2:
             have = f"only {shown[0]}" if shown else "none tagged"
             out.append(f"{rule.path}: the match examples show one wording ({have}); add a match example in "
