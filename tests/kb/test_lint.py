@@ -152,3 +152,10 @@ def test_args_override_unknown_quantization_from_the_command_line(kb: KnowledgeB
 def test_a_declared_single_wording_contradicted_by_the_examples_is_reported(tmp_path: Path) -> None:
     problems = _loaded(tmp_path, "wordings:\n  single: only ACME says this\n", ("vllm", "tgi"))
     assert len(problems) == 1 and "declares one wording" in problems[0]
+
+
+def test_classify_text_reports_the_category_a_capture_override_gives(kb: KnowledgeBase) -> None:
+    from crashdoc.evaluate.examples import classify_text
+
+    items = classify_text(kb, "ImportError: libnuma.so.1: cannot open shared object file: Permission denied\n")
+    assert [(c.rule, c.category) for c in items if c.rule] == [("shared-library-not-found", "filesystem_permissions")]

@@ -28,6 +28,9 @@ class Classified:
 
     text: str
     rule: str | None
+    category: str | None = None
+    """The category the match gives: the rule's, or that of an override its captures select (a chain or
+    arguments override is decided by `diagnose` only)."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,8 @@ def _stacks(kb: KnowledgeBase, trace: Trace) -> list[Classified]:
         if stack.truncated or not stack.lines:
             continue
         cand = from_stack(kb, trace, stack, i, 1)
-        out.append(Classified(cand.line.text.strip(), cand.match.rule.id if cand.match else None))
+        m = cand.match
+        out.append(Classified(cand.line.text.strip(), m.rule.id if m else None, m.category if m else None))
     return out
 
 
@@ -88,7 +92,7 @@ def classify_text(kb: KnowledgeBase, text: str) -> list[Classified]:
             continue
         exc, msg = bare_exception(stripped)
         found = kb.classify(exc, msg, stripped)
-        items.append(Classified(stripped, found.rule.id if found else None))
+        items.append(Classified(stripped, found.rule.id if found else None, found.category if found else None))
     for trace in builder.close():
         items += _stacks(kb, trace)
     return items
