@@ -24,9 +24,6 @@ ROLES: tuple[str, ...] = ("cause", "consequence")
 EXAMPLE_KINDS: tuple[str, ...] = ("match", "no-match", "todo-match", "todo-no-match")
 DEFAULT_PRIORITY = 50
 
-#: Values a fix command may name that come from elsewhere in the log (filled by crashdoc.analyze.values): the
-#: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
-#: command, the installed release of the captured `package` when it is the engine.
 #: Who words a message: the engines and libraries of the message inventory, and the platforms whose loaders and
 #: C libraries word the same failure differently. A `match` example names one (`wording: tgi`); a cause rule
 #: shows at least two, or declares `wordings: {single: <why>}` (docs/RULES.md).
@@ -39,6 +36,9 @@ WORDINGS: frozenset[str] = frozenset({
 })
 #: the keys of an override's `when:` that are not captures: every message of the chain, the logged arguments
 CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")
+#: Values a fix command may name that come from elsewhere in the log (filled by crashdoc.analyze.values): the
+#: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
+#: command, the installed release of the captured `package` when it is the engine.
 LOG_VALUES: frozenset[str] = frozenset({"engine", "engine_version", "model", "engine_upgrade", "package_version"})
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
