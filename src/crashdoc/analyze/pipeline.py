@@ -23,7 +23,7 @@ from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.records import parse_json_lines
 from crashdoc.parse.scan import Scanner
-from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header
+from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder, text_before_header
 
 JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'), before=0, after=0)
 """Journal records whose text a raw scan cannot see (a MESSAGE stored as bytes: control characters, non-UTF-8;
@@ -78,6 +78,7 @@ class Analysis:
         self.kept: set[str] = set()
         self.attempt_of: dict[int, int] = {}
         self.phase: dict[str, str] = {}
+        self.frames_phase: dict[tuple[tuple[str, str], ...], str | None] = {}
         self.lines = 0
         self.bytes = 0
         self.json_records = 0
@@ -128,8 +129,19 @@ class Analysis:
             if anchor is None:
                 continue
             att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
+            title = self._frames_phase(stack)
+            self._add(from_stack(self.kb, trace, stack, i, att, title or self.phase.get(trace.stream)))
+
+    def _frames_phase(self, stack: Stack) -> str | None:
+        """The phase a stack's frames name, once per distinct frame list: the copies of a traceback (every
+        rank, every attempt of a crash loop) share it."""
+        key = tuple((f.path, f.func) for f in stack.frames)
+        if key not in self.frames_phase:
+            if len(self.frames_phase) >= _Memo.LIMIT:
+                self.frames_phase.clear()
             ph = phase_of_frames(stack.frames)
-            self._add(from_stack(self.kb, trace, stack, i, att, ph.title if ph else self.phase.get(trace.stream)))
+            self.frames_phase[key] = ph.title if ph else None
+        return self.frames_phase[key]
 
     def _add(self, cand: Candidate) -> None:
         self.pending.setdefault(cand.attempt, []).append(cand)

@@ -10,6 +10,7 @@ always tried (that costs a comparison, not a search)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -70,6 +71,12 @@ class Prefilter:
         return frozenset(found)
 
 
+_LONG_REPEAT = re.compile(r"(?<!\\)\{(\d+),\d{3,}\}")
+"""A bounded repeat of a hundred or more (`[^{}]{0,2000}?`): unbounded in the gate (a superset, so it never says
+"no" where the regex matches), since hyperscan compiles a long bounded repeat into a large, slow-to-build state
+machine."""
+
+
 class Gate:
     """Whether any of a few patterns may occur in a text, in one hyperscan pass: a line no pattern can match is
     settled without running the Python regexes one by one (each an O(line) search). Like Prefilter it may say
@@ -85,7 +92,7 @@ class Gate:
     def _database(self) -> object:
         if not self._built:  # NOTE: built on first use (a cached load from disk): start-up pays nothing
             self._built = True
-            converted = [to_scan_pattern(p) for p in self.patterns]
+            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
             if hyperscan_available() and converted and all(p is not None for p in converted):
                 stats = ScanStats()
                 try:
