@@ -40,8 +40,22 @@ def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
     return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,))
 
 
+CLASSIFY_WINDOW = 4096
+"""Characters of an error's text handed to the rules from its start, and as many from its end: the rules'
+regexes then cost the same on a 64 KiB line as on a 8 KiB one (an error states itself at its start; a
+wrapper's last words may name the cause)."""
+
+
+def window(text: str) -> str:
+    """`text`, or its first and last CLASSIFY_WINDOW characters when it is longer than both."""
+    if len(text) <= 2 * CLASSIFY_WINDOW:
+        return text
+    return f"{text[:CLASSIFY_WINDOW]}\n{text[-CLASSIFY_WINDOW:]}"
+
+
 class _Memo:
-    """kb.classify with a bounded memory of answers: a crash loop prints the same errors thousands of times."""
+    """kb.classify on a bounded window of the text (CLASSIFY_WINDOW), with a bounded memory of answers: a crash
+    loop prints the same errors thousands of times."""
 
     LIMIT = 20000
 
@@ -50,6 +64,7 @@ class _Memo:
         self.seen: dict[tuple[str | None, str, str, tuple[str, ...]], object] = {}
 
     def classify(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> object:
+        message, line = window(message), window(line)
         key = (exception, message, line, tuple(frames))
         if key in self.seen:
             return self.seen[key]
