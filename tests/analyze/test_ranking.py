@@ -80,3 +80,20 @@ def test_no_traceback_kernel_oom_gets_a_finding() -> None:
     )
     assert d.root_cause is not None and "Killed process 90104" in d.root_cause.line
     assert d.root_cause.category == "host_resources" and d.attempts[0].outcome == "killed (9/KILL)"
+
+
+def test_classify_gets_a_bounded_window_of_a_long_error_line() -> None:
+    """The analysis hands the rules the head and the tail of a very long error text, not all of it: a rule that
+    names the error at the start still knows a 64 KiB line, and one that names the cause at its end too."""
+    from crashdoc.analyze.pipeline import CLASSIFY_WINDOW, _Memo, window
+    from crashdoc.kb.knowledge import KnowledgeBase
+
+    filler = "x " * (32 << 10)
+    head = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.50 GiB. " + filler
+    assert len(window(head)) == 2 * CLASSIFY_WINDOW + 1 and window("short") == "short"
+    memo = _Memo(KnowledgeBase.load())
+    found = memo.classify(None, head, head)
+    assert found is not None and found.category == "gpu_oom"  # type: ignore[attr-defined]
+    tail = "RuntimeError: worker failed: " + filler + " torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    found = memo.classify(None, tail, tail)
+    assert found is not None and found.category == "gpu_oom"  # type: ignore[attr-defined]

@@ -3,13 +3,14 @@ engines' inventory messages and every line of the dev corpus, classify with it e
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from crashdoc.kb import KnowledgeBase
 from crashdoc.kb.model import resolve_exception
-from crashdoc.kb.prefilter import Prefilter
+from crashdoc.kb.prefilter import Gate, Prefilter
 from crashdoc.parse.errors import bare_exception
 from crashdoc.parse.lines import parse_line
 
@@ -49,3 +50,31 @@ def test_the_prefilter_never_changes_a_verdict() -> None:
 def test_non_ascii_text_tries_every_rule() -> None:
     kb = KnowledgeBase.load()
     assert Prefilter(kb.rules).candidates("données manquantes", "") is None
+
+
+def test_the_values_gate_never_hides_a_value() -> None:
+    """The gate in front of the log-value regexes (analyze/values.py) says "maybe" on every line where one of
+    them matches (rule examples, inventory messages, the dev corpus), and "no" on most other lines."""
+    from crashdoc.analyze import values
+
+    gate = values._GATE
+    if gate._database() is None:
+        pytest.skip("hyperscan is not installed: every line is searched")
+    kb = KnowledgeBase.load()
+    regexes = [re.compile(p) for p in gate.patterns]
+    hits = misses = 0
+    for raw in _texts(kb):
+        if any(rx.search(raw) for rx in regexes):
+            assert gate.maybe(raw), raw
+            hits += 1
+        else:
+            misses += not gate.maybe(raw)
+    assert hits > 10 and misses > 1000
+
+
+def test_the_gate_answers_only_for_ascii_text() -> None:
+    gate = Gate([r"\bvalue\b"])
+    assert gate.maybe("données") is True
+    if gate._database() is not None:
+        assert gate.maybe("nothing here") is False
+        assert gate.maybe("a value here") is True

@@ -107,3 +107,18 @@ def test_prefix_memory_gives_the_same_lines_as_a_full_parse(group: str) -> None:
             checked += 1
         reused += len(parser.recent)
     assert checked > (5000 if group == "own" else 500) and reused > 0
+
+
+def test_prefix_memory_takes_the_header_blank_and_ignores_a_bracket_in_the_text() -> None:
+    """A remembered prefix that ends at `]` without its blank must not take a later line whose header has one
+    (the full parse takes the blank), and a `]` in the text after a known prefix changes nothing."""
+    from crashdoc.parse.lines import LineParser
+
+    head = "Nov 30 09:14:24 gpu-node-07 vllm[43600]: (Worker_TP0 pid=43794) ERROR 11-30 09:14:24 [core.py:772]"
+    lines = [head + "[x] no blank", head + " RuntimeError: a [b] c", head + "   File \"/a/b.py\", line 1, in f",
+             head.replace("TP0 pid=43794", "TP1 pid=43795") + " Traceback (most recent call last):",
+             head + " plain ] text ] here"]
+    parser = LineParser()
+    for n, raw in enumerate(lines * 2, 1):
+        assert parser.parse(n, raw) == parse_line(n, raw), raw
+    assert len(parser.recent) == 3

@@ -24,7 +24,7 @@ from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.records import parse_json_lines
 from crashdoc.parse.scan import Scanner
-from crashdoc.parse.traceback import Trace, TracebackBuilder, text_before_header
+from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder, text_before_header
 
 JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'), before=0, after=0)
 """Journal records whose text a raw scan cannot see (a MESSAGE stored as bytes: control characters, non-UTF-8;
@@ -41,8 +41,22 @@ def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
     return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,))
 
 
+CLASSIFY_WINDOW = 4096
+"""Characters of an error's text handed to the rules from its start, and as many from its end: the rules'
+regexes then cost the same on a 64 KiB line as on a 8 KiB one (an error states itself at its start; a
+wrapper's last words may name the cause)."""
+
+
+def window(text: str) -> str:
+    """`text`, or its first and last CLASSIFY_WINDOW characters when it is longer than both."""
+    if len(text) <= 2 * CLASSIFY_WINDOW:
+        return text
+    return f"{text[:CLASSIFY_WINDOW]}\n{text[-CLASSIFY_WINDOW:]}"
+
+
 class _Memo:
-    """kb.classify with a bounded memory of answers: a crash loop prints the same errors thousands of times."""
+    """kb.classify on a bounded window of the text (CLASSIFY_WINDOW), with a bounded memory of answers: a crash
+    loop prints the same errors thousands of times."""
 
     LIMIT = 20000
 
@@ -51,6 +65,7 @@ class _Memo:
         self.seen: dict[tuple[str | None, str, str, tuple[str, ...]], object] = {}
 
     def classify(self, exception: str | None, message: str, line: str, frames: Sequence[str] = ()) -> object:
+        message, line = window(message), window(line)
         key = (exception, message, line, tuple(frames))
         if key in self.seen:
             return self.seen[key]
@@ -79,6 +94,7 @@ class Analysis:
         self.kept: set[str] = set()
         self.attempt_of: dict[int, int] = {}
         self.phase: dict[str, str] = {}
+        self.frames_phase: dict[tuple[tuple[str, str], ...], str | None] = {}
         self.lines = 0
         self.bytes = 0
         self.json_records = 0
@@ -129,8 +145,19 @@ class Analysis:
             if anchor is None:
                 continue
             att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
+            title = self._frames_phase(stack)
+            self._add(from_stack(self.kb, trace, stack, i, att, title or self.phase.get(trace.stream)))
+
+    def _frames_phase(self, stack: Stack) -> str | None:
+        """The phase a stack's frames name, once per distinct frame list: the copies of a traceback (every
+        rank, every attempt of a crash loop) share it."""
+        key = tuple((f.path, f.func) for f in stack.frames)
+        if key not in self.frames_phase:
+            if len(self.frames_phase) >= _Memo.LIMIT:
+                self.frames_phase.clear()
             ph = phase_of_frames(stack.frames)
-            self._add(from_stack(self.kb, trace, stack, i, att, ph.title if ph else self.phase.get(trace.stream)))
+            self.frames_phase[key] = ph.title if ph else None
+        return self.frames_phase[key]
 
     def _add(self, cand: Candidate) -> None:
         self.pending.setdefault(cand.attempt, []).append(cand)

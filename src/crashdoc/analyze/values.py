@@ -22,6 +22,7 @@ from packaging.utils import canonicalize_name
 from crashdoc.analyze.rank import Group
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES
+from crashdoc.kb.prefilter import Gate
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ _MODELS = [re.compile(p) for p in MODEL_ARGS]
 _ANY_BANNER = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in BANNERS))
 _ANY_SIGN = re.compile("|".join(f"(?:{p})" for _, p in SIGNS))
 _ANY_MODEL = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for p in MODEL_ARGS))
+_GATE = Gate([p for _, p in BANNERS] + [p for _, p in SIGNS] + list(MODEL_ARGS))
 #: for the hot-line scanner: a line with a value is parsed even when no rule knows it
 SCAN_PATTERNS: tuple[str, ...] = (
     r"vLLM API server version ", r"LLM engine \(v\d", r"(?:SGLang|sglang) (?:version|v)[ :=]*\d", r"lmdeploy(?: version)?[ :=]+v?\d",
@@ -97,6 +99,8 @@ class LogValues:
 
     def feed(self, text: str) -> None:
         """Take what one line of the log says."""
+        if (self.banner is None or self.model is None) and not _GATE.maybe(text):
+            return  # no value pattern occurs in the line (one hyperscan pass): most lines of a log
         if self.banner is None and _ANY_BANNER.search(text):
             for engine, pattern in _BANNERS:
                 found = pattern.search(text)

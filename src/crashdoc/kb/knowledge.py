@@ -87,10 +87,12 @@ class KnowledgeBase:
         """
         exc = resolve_exception(exception, message or "", line or "")
         maybe = self._prefilter.candidates(message or "", line or "")
-        for i, rule in enumerate(self.rules):
-            if maybe is not None and i not in maybe:
-                continue  # no regex of this rule occurs in the text (one hyperscan pass said so)
-            found = rule.match(exc, message or "", line or "", frames)
+        # NOTE: only the rules one hyperscan pass says may match are visited, in precedence (index) order; a loop
+        # over every rule that skips the others costs ~500 steps per error line
+        rules = self.rules
+        order = range(len(rules)) if maybe is None else sorted(maybe)
+        for i in order:
+            found = rules[i].match(exc, message or "", line or "", frames)
             if found is not None:
                 return found
         return None

@@ -10,6 +10,7 @@ always tried (that costs a comparison, not a search)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 
@@ -68,3 +69,55 @@ class Prefilter:
             if text:
                 self.db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         return frozenset(found)
+
+
+_LONG_REPEAT = re.compile(r"(?<!\\)\{(\d+),\d{3,}\}")
+"""A bounded repeat of a hundred or more (`[^{}]{0,2000}?`): unbounded in the gate (a superset, so it never says
+"no" where the regex matches), since hyperscan compiles a long bounded repeat into a large, slow-to-build state
+machine."""
+
+
+class Gate:
+    """Whether any of a few patterns may occur in a text, in one hyperscan pass: a line no pattern can match is
+    settled without running the Python regexes one by one (each an O(line) search). Like Prefilter it may say
+    "maybe" when Python would not match, never "no" when it would: it answers only for ASCII text, and only when
+    every pattern converts to the scanner's form; otherwise it always says "maybe"."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        self._db: object = None
+        self._built = False
+        self._local = threading.local()
+
+    def _database(self) -> object:
+        if not self._built:  # NOTE: built on first use (a cached load from disk): start-up pays nothing
+            self._built = True
+            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
+            if hyperscan_available() and converted and all(p is not None for p in converted):
+                stats = ScanStats()
+                try:
+                    db = compiled_database(tuple((p, 0) for p in converted if p is not None), stats)
+                except Exception:  # an accelerator only: without it every text is a "maybe"
+                    db = None
+                self._db = None if stats.skipped_patterns else db
+        return self._db
+
+    def maybe(self, text: str) -> bool:
+        """False only when no pattern can match *text*."""
+        db = self._database()
+        if db is None or not text.isascii():
+            return True
+        hit: list[bool] = []
+
+        def on_match(_ident: int, _start: int, _end: int, _flags: int, _ctx: object) -> bool:
+            hit.append(True)
+            return True  # one match settles it: stop the scan
+
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = new_scratch(db)
+        try:
+            db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        except Exception:  # NOTE: hyperscan reports the stopped scan as an error (ScanTerminated): a hit
+            return True
+        return bool(hit)

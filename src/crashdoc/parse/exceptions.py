@@ -6,6 +6,7 @@ Used by the traceback builder, the candidate builder, the knowledge base and the
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 #: Exception types whose names do not end in one of the usual suffixes.
 KNOWN_EXCEPTIONS = frozenset({
@@ -36,6 +37,7 @@ def is_exception_name(name: str) -> bool:
     return "." in name and name[:1].islower() and last[:1].isupper() and any(c.islower() for c in last)
 
 
+@lru_cache(maxsize=256)  # NOTE: the candidate builder, the rules and the incident builder split the same line in turn
 def split_exception(text: str) -> tuple[str | None, str]:
     """`pkg.mod.SomeError: message` -> ("pkg.mod.SomeError", "message"); (None, text) when there is no type.
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crashdoc.parse.prefixes import RANK_IN_NAME, UNSAFE, strip
-from crashdoc.parse.text import clean
+from crashdoc.parse.text import _ANSI_HINT, clean
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,34 +82,53 @@ class LineParser:
 
     Every line of a logged traceback repeats the same prefix (`Mon DD HH:MM:SS host id[pid]: (Worker_TP3 pid=N)
     ERROR MM-DD HH:MM:SS [file.py:N] `); once one line with a vLLM logger header is parsed, the next lines that
-    start with exactly that prefix get the same fields without parsing it again. Gives the same LogLines as
-    parse_line (a test checks it on every asset and corpus log).
+    start with exactly that prefix get the same fields without parsing it again. Such a prefix ends at the
+    header's `]` (and its blank), so a line is looked up by its head up to each `]` (a dict lookup, whatever the
+    number of ranks interleaving). Gives the same LogLines as parse_line (a test checks it on every asset and
+    corpus log).
     """
 
-    SLOTS = 16
+    SLOTS = 64
 
     def __init__(self) -> None:
-        self.recent: list[tuple[str, LogLine]] = []
+        self.recent: dict[str, LogLine] = {}
+        """Prefix -> the line it was parsed from (the oldest is forgotten first)."""
+        self.longest = 0
+
+    def _known(self, raw: str) -> tuple[str, LogLine] | None:
+        recent, limit = self.recent, min(len(raw), self.longest)
+        i = raw.find("]", 0, limit)
+        while i >= 0:
+            # a logger header takes the blank after it: a prefix remembered without one does not fit a line
+            # that has one
+            end = i + 2 if raw[i + 1 : i + 2] == " " else i + 1
+            tpl = recent.get(raw[:end])
+            if tpl is not None:
+                return raw[:end], tpl
+            i = raw.find("]", i + 1, limit)
+        return None
 
     def parse(self, lineno: int, data: bytes | str) -> LogLine:
         """Parse one raw input line."""
         raw = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         raw = raw.rstrip("\r\n")
-        plain = "\x1b" not in raw and not UNSAFE.search(raw)
-        if plain:
-            for i, (prefix, tpl) in enumerate(self.recent):
-                if raw.startswith(prefix):
-                    if i:
-                        self.recent.insert(0, self.recent.pop(i))
-                    return LogLine(lineno, raw, raw[len(prefix):], tpl.level, tpl.process, tpl.pid, tpl.rank,
-                                   tpl.ts, tpl.host, tpl.ident, tpl.unit, tpl.invocation, tpl.loc, tpl.stream,
-                                   tpl.engine_prefixed, tpl.outer, tpl.fmt)
+        # NOTE: isprintable() (one C pass) rules out control characters, ESC and CR; the ANSI remnants stay
+        plain = (raw.isprintable() and "^[" not in raw and not _ANSI_HINT.search(raw)) or not UNSAFE.search(raw)
+        if plain and self.recent:
+            known = self._known(raw)
+            if known is not None:
+                prefix, tpl = known
+                return LogLine(lineno, raw, raw[len(prefix):], tpl.level, tpl.process, tpl.pid, tpl.rank,
+                               tpl.ts, tpl.host, tpl.ident, tpl.unit, tpl.invocation, tpl.loc, tpl.stream,
+                               tpl.engine_prefixed, tpl.outer, tpl.fmt)
         f: dict[str, Any] = {}
         text = strip(clean(raw), f)
         line = build_line(lineno, raw, text, f)
         if plain and f.get("final") and raw.endswith(text) and len(text) < len(raw):
-            self.recent.insert(0, (raw[: len(raw) - len(text)], line))
-            del self.recent[self.SLOTS :]
+            prefix = raw[: len(raw) - len(text)]
+            if prefix.endswith(("]", "] ")) and prefix not in self.recent:
+                if len(self.recent) >= self.SLOTS:
+                    del self.recent[next(iter(self.recent))]
+                self.recent[prefix] = line
+                self.longest = max(self.longest, len(prefix))
         return line
-
-
