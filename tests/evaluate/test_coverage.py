@@ -1,5 +1,4 @@
-"""`crashdoc rules coverage`: counts on a hand-made inventory, sample values, renderings, the prefilter's
-equivalence with the plain production path, and a floor on the real inventory."""
+"""`crashdoc rules coverage`: counts on a hand-made inventory, sample values, renderings, and a floor on the real inventory."""
 
 from __future__ import annotations
 
@@ -111,22 +110,13 @@ def test_renderings_per_project() -> None:
     assert cov.renderings(go) == ('time=2024-12-01T10:00:00.000Z level=ERROR source=server.go:7 msg="bad \\"x\\""',)
 
 
-def test_prefilter_gives_the_same_rules_as_the_plain_path(kb: KnowledgeBase) -> None:
-    """The hyperscan prefilter only leaves out rules that cannot match: same result as the whole KB."""
-    messages = cov.load_inventory()
-    sample = messages[::40]  # every 40th message of every project: ~600 messages, all kinds
-    fast = cov.classify_messages(kb, sample, prefilter=True)
-    slow = cov.classify_messages(kb, sample, prefilter=False)
-    assert [r.rules for r in fast] == [r.rules for r in slow]
-
-
 # Floor on the real inventory (src/crashdoc/data/inventory, 25,011 labelled messages of 16 projects), set just
 # below what the knowledge base reaches today: 10.4% classified to the labelled category (2,600; 555 = 2.2% wrong),
 # no consequence message matched by a cause rule; before the general rules of issue 11 it was 1.0% (251). Most of
 # the rest are messages about a kernel's own arguments and plain asserts (labelled engine_bug or by module), which
 # no general wording rule can tell apart; `crashdoc rules coverage` lists the largest families. Raise the floor
 # when rules are added.
-FLOOR_CLASSIFIED = 0.10
+FLOOR_CLASSIFIED = 0.25
 CEILING_WRONG = 0.03
 
 

@@ -104,7 +104,7 @@ def _xid_names(directory: Path) -> dict[int, str]:
 
 
 def coverage(kb: KnowledgeBase, project: str | None = None, *, directory: Path | str = INVENTORY_DIR,
-             family_limit: int = 25, prefilter: bool = True) -> CoverageReport:
+             family_limit: int = 25) -> CoverageReport:
     """Classify every labelled inventory message (of one *project*, or all) and summarise the outcome.
 
     Raises ValueError when *project* names no project of the inventory.
@@ -114,7 +114,7 @@ def coverage(kb: KnowledgeBase, project: str | None = None, *, directory: Path |
     if project is not None and not messages:
         known = sorted({m.project for m in load_inventory(directory)})
         raise ValueError(f"no labelled messages for project {project!r}; use one of {', '.join(known)}")
-    return summarise(classify_messages(kb, messages, _xid_names(directory), prefilter), family_limit)
+    return summarise(classify_messages(kb, messages, _xid_names(directory)), family_limit)
 
 
 def _pct(n: int, d: int) -> str:
