@@ -1056,7 +1056,7 @@ EXTRACTORS = {"python": extract_python, "c": extract_c, "rust": extract_rust, "g
 # --------------------------------------------------------------------------- labels
 
 class Labeler:
-    """override > unlabelled (project, by path) > family (project, then common) > null.
+    """override > unlabelled (project, by path) > family (project, common, then the project's family_after) > null.
 
     Every label comes from the message's own words (a family regex), or from a hand override: a reader of the
     log could give it. `kinds`, `exception` and `path` only narrow a family to the call sites where its wording
@@ -1072,6 +1072,7 @@ class Labeler:
                 raise ValueError(f"an `unlabelled` path rule gives no category: {r}")
         self.family = [self._compile(r) for r in (labels.get("family") or [])]
         self.family += [self._compile(r) for r in (common.get("family") or [])]
+        self.family += [self._compile(r) for r in (labels.get("family_after") or [])]
         self.overrides = [self._compile_override(o) for o in (pcfg.get("overrides") or [])]
 
     @staticmethod
