@@ -12,6 +12,9 @@ Per rendering the outcome is `classified` (a rule of the labelled category match
 message a consequence rule), `wrong` (a rule of another category, or a cause rule for a consequence, or a
 consequence rule for a cause) or `unknown` (no rule). A message is `wrong` when any rendering is wrong,
 `classified` when every rendering is, `unknown` otherwise. Identical renderings are classified once.
+
+Only the rules count: the inventory fallback of `diagnose` (an error no rule knows takes its message family's
+category, kb/inventory.py) would find every inventory message in itself, so it is not part of this measure.
 """
 
 from __future__ import annotations
