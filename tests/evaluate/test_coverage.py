@@ -1,5 +1,5 @@
-"""`crashdoc rules coverage`: counts on a hand-made inventory, sample values, renderings, the prefilter's
-equivalence with the plain production path, and a floor on the real inventory."""
+"""`crashdoc rules coverage`: counts on a hand-made inventory, sample values, renderings, and a floor on the real
+inventory."""
 
 from __future__ import annotations
 
@@ -111,22 +111,14 @@ def test_renderings_per_project() -> None:
     assert cov.renderings(go) == ('time=2024-12-01T10:00:00.000Z level=ERROR source=server.go:7 msg="bad \\"x\\""',)
 
 
-def test_prefilter_gives_the_same_rules_as_the_plain_path(kb: KnowledgeBase) -> None:
-    """The hyperscan prefilter only leaves out rules that cannot match: same result as the whole KB."""
-    messages = cov.load_inventory()
-    sample = messages[::40]  # every 40th message of every project: ~600 messages, all kinds
-    fast = cov.classify_messages(kb, sample, prefilter=True)
-    slow = cov.classify_messages(kb, sample, prefilter=False)
-    assert [r.rules for r in fast] == [r.rules for r in slow]
-
-
-# Floor on the real inventory (src/crashdoc/data/inventory, 25,011 labelled messages of 16 projects), set just
-# below what the knowledge base reaches today: 10.4% classified to the labelled category (2,600; 555 = 2.2% wrong),
-# no consequence message matched by a cause rule; before the general rules of issue 11 it was 1.0% (251). Most of
-# the rest are messages about a kernel's own arguments and plain asserts (labelled engine_bug or by module), which
-# no general wording rule can tell apart; `crashdoc rules coverage` lists the largest families. Raise the floor
-# when rules are added.
-FLOOR_CLASSIFIED = 0.10
+# Floor on the real inventory (src/crashdoc/data/inventory: 6,586 labelled messages of 16 projects, each label
+# from the message's own words, see its README), set just below what the knowledge base reaches: 91.6% classified
+# to the labelled category (6,030), 2.7% wrong (180), no consequence message matched by a cause rule. Issue 11 asks
+# for 95%; the rest are mostly disagreements between a rule and a label on messages that name two classes (a
+# quantization format and a tensor shape, a version and `pip install`) and families no rule knows yet
+# (`crashdoc rules coverage` lists them). Raise the floor when rules are added. The whole inventory takes about
+# 5 CPU seconds.
+FLOOR_CLASSIFIED = 0.91
 CEILING_WRONG = 0.03
 
 
@@ -138,3 +130,11 @@ def test_floor_on_the_real_inventory(kb: KnowledgeBase) -> None:
     assert t.wrong / t.messages <= CEILING_WRONG, cov.render_text(report)
     assert report.consequences_as_causes == 0, [r.renderings[0] for r in report.results
                                                 if r.message.role == "consequence" and r.outcome == "wrong"]
+
+
+def test_every_label_comes_from_the_message_or_a_hand_override() -> None:
+    """No label is a guess from the file's path: each labelled row names a message family or a hand override."""
+    from crashdoc.kb.inventory import read_rows
+
+    sources = {row.get("label_source") for row in read_rows() if row.get("category")}
+    assert sources <= {"family", "override"}, sources

@@ -1,26 +1,30 @@
 """An error no rule knows takes the category the engines' message inventory gives its message family (labels by
-family or by hand only; labels by file path are too often wrong to use)."""
+family or by hand only; a file's path is no label)."""
 
 from __future__ import annotations
+
+import json
 
 from crashdoc.kb import KnowledgeBase
 from crashdoc.kb.inventory import _known, lookup, read_rows
 from tests.parse.helpers import diagnose
 
 
-def _row(label_source: str, category: str) -> dict[str, object]:
-    """A row of this label whose message no rule knows (so the inventory, not a rule, decides)."""
+def _row(label_source: str | None, category: str | None) -> dict[str, object]:
+    """A Python row of this label whose message no rule knows (so the inventory, not a rule, decides)."""
     kb = KnowledgeBase.load()
-    return next(r for r in read_rows(having=(f'"label_source": "{label_source}"',))
-                if r.get("category") == category and r.get("role") == "cause" and r.get("exception")
+    return next(r for r in read_rows(having=(f'"label_source": {json.dumps(label_source)}',))
+                if r.get("category") == category and r.get("exception") and str(r.get("file")).endswith(".py")
                 and _usable(r, label_source)
                 and kb.classify(str(r["exception"]), _render(str(r["template"])), "") is None)
 
 
-def _usable(r: dict[str, object], label_source: str) -> bool:
-    if label_source != "module":
-        return _known(r) is not None
-    return _known({**r, "label_source": "family"}) is not None
+def _usable(r: dict[str, object], label_source: str | None) -> bool:
+    if label_source is not None:
+        return r.get("role") == "cause" and _known(r) is not None
+    # an unlabelled row that would be usable had it a label, and no labelled template is found in its text
+    return (_known({**r, "label_source": "family", "role": "cause", "category": "engine_bug"}) is not None
+            and lookup(_render(str(r["template"]))) is None)
 
 
 def _render(template: str) -> str:
@@ -35,9 +39,10 @@ def test_a_message_of_a_family_labelled_template_takes_its_category() -> None:
     assert d.root_cause.confidence == "medium"
 
 
-def test_a_path_labelled_template_gives_no_category() -> None:
-    row = _row("module", "engine_bug")
-    assert _known(row) is None
+def test_an_unlabelled_template_gives_no_category() -> None:
+    """Rows whose wording names no class are unlabelled (a file's path is no label): no category from them."""
+    row = _row(None, None)
+    assert _known(row) is None and _known({**row, "label_source": "module", "category": "engine_bug"}) is None
     d = diagnose(f"{row['exception']}: {_render(str(row['template']))}\n")
     assert d.root_cause is not None and d.root_cause.category == "other"
 

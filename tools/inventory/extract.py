@@ -1056,18 +1056,23 @@ EXTRACTORS = {"python": extract_python, "c": extract_c, "rust": extract_rust, "g
 # --------------------------------------------------------------------------- labels
 
 class Labeler:
-    """override > family (project, then common) > module (project) > weak_family (project, then common)
-    > fallback (project, by path) > module (common) > null."""
+    """override > unlabelled (project, by path) > family (project, common, then the project's family_after) > null.
+
+    Every label comes from the message's own words (a family regex), or from a hand override: a reader of the
+    log could give it. `kinds`, `exception` and `path` only narrow a family to the call sites where its wording
+    means that class (a divisibility check of a kernel's arguments is not a flag error); a file's path alone
+    never labels a message. `unlabelled` path rules (category null) take parts of a project out (request
+    validation of the HTTP front-ends: no failure of the service)."""
 
     def __init__(self, pcfg: dict, common: dict):
         labels = pcfg.get("labels") or {}
+        self.unlabelled = [self._compile(r, key="path") for r in (labels.get("unlabelled") or [])]
+        for r in labels.get("unlabelled") or []:
+            if r.get("category") is not None:
+                raise ValueError(f"an `unlabelled` path rule gives no category: {r}")
         self.family = [self._compile(r) for r in (labels.get("family") or [])]
         self.family += [self._compile(r) for r in (common.get("family") or [])]
-        self.module = [self._compile(r, key="path") for r in (labels.get("module") or [])]
-        self.weak = [self._compile(r) for r in (labels.get("weak_family") or [])]
-        self.weak += [self._compile(r) for r in (common.get("weak_family") or [])]
-        self.fallback = [self._compile(r, key="path") for r in (labels.get("fallback") or [])]
-        self.common_module = [self._compile(r, key="path") for r in (common.get("module") or [])]
+        self.family += [self._compile(r) for r in (labels.get("family_after") or [])]
         self.overrides = [self._compile_override(o) for o in (pcfg.get("overrides") or [])]
 
     @staticmethod
@@ -1103,19 +1108,9 @@ class Labeler:
             if rx and not rx.search(msg.template):
                 continue
             return cat, (role if cat else None), "override"
+        if self._module(self.unlabelled, msg):
+            return None, None, None
         hit = self._family(self.family, msg)
-        if hit:
-            return hit
-        hit = self._module(self.module, msg)
-        if hit:
-            return hit
-        hit = self._family(self.weak, msg)
-        if hit:
-            return hit
-        hit = self._module(self.fallback, msg)
-        if hit:
-            return hit
-        hit = self._module(self.common_module, msg)
         if hit:
             return hit
         return None, None, None
