@@ -151,6 +151,29 @@ def format_command(template: str | None, captures: dict[str, str]) -> str | None
     return fill_command(template, captures)[0]
 
 
+@dataclass(frozen=True)
+class Upstream:
+    """A known upstream bug behind a rule's message: where it is tracked, which releases have it, which fixed it."""
+
+    url: str
+    """The issue or pull request (https)."""
+    project: str
+    """The distribution whose releases have the bug (`vllm`, `sglang`), PEP 503 normalised."""
+    affected: str
+    """Its affected releases as a PEP 440 specifier (`<0.5.3`, `>=0.4.0,<0.4.2`)."""
+    fixed_in: str | None = None
+    """The first release with the fix (None: not fixed in a release, only worked around)."""
+    when: re.Pattern[str] | None = field(default=None, compare=False, repr=False, hash=False)
+    """Which of the rule's messages is this bug (searched in the error's message and line); None: all of them."""
+    workaround: str | None = None
+    """The command that gets past the bug without the fixed release (pinning the dependency back), as confirmed
+    upstream: the fix when the host's release is unknown."""
+
+    def applies(self, message: str, line: str) -> bool:
+        """True when the error is this bug's message."""
+        return self.when is None or any(self.when.search(t) for t in (message, line) if t)
+
+
 FRAME_DEPTH = 6
 """How many of a traceback's innermost frames a rule's `frames:` looks at."""
 
@@ -188,6 +211,8 @@ class Rule:
     fix_apply: str = "manual"
     """`safe`: `crashdoc fix` may run the command (a pip install/pin of a companion package the knowledge base
     knows); `manual` (the default): the fix is shown, never run."""
+    upstream: tuple[Upstream, ...] = field(default=(), compare=False, hash=False)
+    """Known upstream bugs that print this rule's message (analyze/values.py renders them with the host's release)."""
 
     @property
     def is_consequence(self) -> bool:
