@@ -1,7 +1,8 @@
 """The fix as the service's own interpreter runs it: when the unit's Python is known (ExecStart, the journal's
 _CMDLINE), a rule's `pip install NAME==VERSION` is reported as `PYTHON -m pip install NAME==VERSION`, so the
 package lands in the environment the service imports from. The same function builds the command that
-`crashdoc fix` runs (actions/fix.py `pip_argv`): what the report shows is what would run."""
+`crashdoc fix` runs (actions/fix.py `pip_argv`): what the report shows is what would run. On the unit's host,
+the pinned versions are checked against the index that pip uses (envdoctor/index.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import shlex
 from dataclasses import replace
 
 from crashdoc.actions.fix import pip_argv
+from crashdoc.envdoctor.index import Checked, check_pins
 from crashdoc.errors import UnsafeArgumentError
 from crashdoc.model import Diagnosis, Finding
+from crashdoc.transport import Runner
 
 
 def interpreter_command(command: str | None, python: str | None) -> str | None:
@@ -23,16 +26,29 @@ def interpreter_command(command: str | None, python: str | None) -> str | None:
         return command
 
 
-def _finding(f: Finding | None, python: str) -> Finding | None:
+def _finding(f: Finding | None, python: str, checked: dict[str, Checked | None], runner: Runner | None) -> Finding | None:
     if f is None:
         return None
     command = interpreter_command(f.fix.command, python)
-    return f if command == f.fix.command else replace(f, fix=replace(f.fix, command=command))
+    text = f.fix.text
+    if runner is not None and command and command != f.fix.command:  # a pinned install: do the versions exist?
+        if command not in checked:
+            checked[command] = check_pins(runner, python, command)
+        found = checked[command]
+        if found is not None:
+            command, text = found.command, f"{text} {found.note}" if text else found.note
+    if command == f.fix.command and text == f.fix.text:
+        return f
+    return replace(f, fix=replace(f.fix, command=command, text=text))
 
 
-def with_interpreter(diag: Diagnosis, python: str | None) -> Diagnosis:
-    """The diagnosis with its fix commands for the unit's interpreter (unchanged when it is not known)."""
+def with_interpreter(diag: Diagnosis, python: str | None, runner: Runner | None = None) -> Diagnosis:
+    """The diagnosis with its fix commands for the unit's interpreter (unchanged when it is not known); with the
+    host's *runner*, each pinned version is checked against the index that interpreter's pip uses
+    (envdoctor/index.py: the alternative command when a companion's version does not exist)."""
     if not python:
         return diag
-    findings = tuple(f for f in (_finding(f, python) for f in diag.findings) if f is not None)
-    return replace(diag, root_cause=_finding(diag.root_cause, python), findings=findings)
+    checked: dict[str, Checked | None] = {}
+    root = _finding(diag.root_cause, python, checked, runner)
+    findings = tuple(f for f in (_finding(f, python, checked, runner) for f in diag.findings) if f is not None)
+    return replace(diag, root_cause=root, findings=findings)
