@@ -119,6 +119,9 @@ def test_commands_the_message_writes() -> None:
     "Run `export PATH=$HOME/bin`",
     "Set `--download-dir /etc`",                        # a system directory
     "Error: unbalanced `quote",
+    "If you are running Triton inside docker, use '--shm-size' flag to control the shared memory region size",
+    "For more information, try '--help'.",
+    "For more information, try `--help`.",
 ])
 def test_written_commands_that_are_refused(text: str) -> None:
     assert written_command(text) is None

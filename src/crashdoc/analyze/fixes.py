@@ -51,9 +51,11 @@ def is_check(command: str) -> bool:
     return _CHECK.match(command) is not None
 
 
-#: a command the message writes for its reader: in backticks, or quoted after "run"/"try"/"use"/"by"/"with"
+#: a command the message writes for its reader: in backticks, or (a pip install, an export) quoted after
+#: "run"/"try"/"use"/"by"/"with"; a quoted bare flag is more often named than prescribed ("use '--shm-size' flag
+#: to control ...", "try '--help'")
 _WRITTEN = re.compile(r"`(?P<tick>[^`\n]{2,300})`|\b(?:[Rr]un|[Tt]ry|[Uu]se|by|with|[Ee]xecute)[: ]+"
-                      r"['\"](?P<quoted>(?:pip3?|python3? -m pip|uv pip|export|--)[^'\"\n]{1,300})['\"]")
+                      r"['\"](?P<quoted>(?:pip3?|python3? -m pip|uv pip|export) [^'\"\n]{1,300})['\"]")
 _PIP = (("pip", "install"), ("pip3", "install"), ("python", "-m", "pip", "install"),
         ("python3", "-m", "pip", "install"), ("uv", "pip", "install"))
 #: pip options a written command may keep (no index URL: a log must not choose where packages come from)
@@ -103,6 +105,8 @@ def _safe_written(span: str) -> str | None:
     if words[0] == "unset" and len(words) >= 2 and all(re.fullmatch(r"[A-Za-z_]\w*", w) for w in words[1:]):
         return shlex.join(words)
     if words[0].startswith("--"):
+        if words[0] in ("--help", "--version"):
+            return None  # they only inform
         values = [w.partition("=")[2] if w.startswith("-") else w for w in words]
         ok = all(_FLAG.fullmatch(w) if w.startswith("-") else (i and not words[i - 1].count("="))
                  for i, w in enumerate(words))
