@@ -16,6 +16,8 @@ import re
 import shlex
 import string
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
 
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
@@ -23,6 +25,7 @@ from packaging.version import InvalidVersion, Version
 
 from crashdoc.analyze.fixes import is_check, written_command
 from crashdoc.analyze.rank import Group
+from crashdoc.datafile import load_yaml
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES, Rule
 
@@ -43,9 +46,10 @@ ENGINES = {
     "lmdeploy": Engine("lmdeploy", "pip install --upgrade lmdeploy"),
     "aphrodite": Engine("aphrodite-engine", "pip install --upgrade aphrodite-engine"),
     "ollama": Engine(None, "curl -fsSL https://ollama.com/install.sh | sh"),
+    "tgi": Engine(None, "docker pull ghcr.io/huggingface/text-generation-inference:latest"),
 }
 #: when several engines show (SGLang and LMDeploy import vLLM's code), the one that runs is the first here
-PRECEDENCE = ("sglang", "lmdeploy", "aphrodite", "ollama", "vllm")
+PRECEDENCE = ("sglang", "lmdeploy", "aphrodite", "ollama", "tgi", "vllm")
 
 _VERSION = r"v?(?P<engine_version>\d+\.\d+(?:\.\d+)*(?:[.+\-]?(?:post|dev|rc)\d*)?(?:\+[\w.]+)?)"
 #: (engine, pattern): a start banner that names the engine (and its version when the group is there)
@@ -63,6 +67,7 @@ SIGNS: tuple[tuple[str, str], ...] = (
     ("lmdeploy", r"(?:site|dist)-packages/lmdeploy/| - lmdeploy - (?:INFO|WARNING|ERROR)\b|\[TM\]\[(?:ERROR|WARNING)\]"),
     ("aphrodite", r"(?:site|dist)-packages/aphrodite/"),
     ("ollama", r"\blevel=(?:INFO|WARN|ERROR) source=\w+\.go:\d+ msg=|\bllama runner process\b"),
+    ("tgi", r"\btext_generation_(?:launcher|router|server)\b"),
     ("vllm", r"(?:site|dist)-packages/vllm/|\bvllm\.entrypoints\b|\((?:EngineCore_DP\d+|APIServer) pid=\d+\)"),
 )
 #: the model the service was started with, as its arguments are logged
@@ -184,12 +189,33 @@ def complete(g: Group, values: LogValues) -> Group:
         written = written_command(c.message) or written_command(c.line.text)
         if written is not None:
             m = dataclasses.replace(m, fix_command=written)
+    engine = values.engine()
+    if engine is not None and m.fix_command and m.fix_command.startswith("--"):
+        spoken = engine_flag(m.fix_command, engine)
+        if spoken != m.fix_command:
+            m = dataclasses.replace(m, fix_command=spoken)
     pinned = with_companions(m.fix_command)
     if pinned != m.fix_command:
         m = dataclasses.replace(m, fix_command=pinned)
     if m is c.match:
         return g
     return dataclasses.replace(g, first=dataclasses.replace(c, match=m))
+
+
+@lru_cache(maxsize=1)
+def _engine_flags() -> dict[str, dict[str, str]]:
+    data = load_yaml((files("crashdoc") / "data" / "engine_flags.yaml").read_text(encoding="utf-8")) or {}
+    return {str(e): {str(k): str(v) for k, v in (t or {}).items()} for e, t in data.items()}
+
+
+def engine_flag(command: str, engine: str) -> str:
+    """A vLLM flag (`--max-model-len 8192`) as *engine*'s launcher spells the same option (SGLang
+    `--context-length 8192`); unchanged when the engine has no entry for it (data/engine_flags.yaml)."""
+    table = _engine_flags().get(engine) or {}
+    for vllm_flag, theirs in sorted(table.items(), key=lambda kv: -len(kv[0])):  # `--dtype half` before `--dtype`
+        if command == vllm_flag or command.startswith(vllm_flag + " ") or command.startswith(vllm_flag + "="):
+            return theirs + command[len(vllm_flag):]
+    return command
 
 
 def _release(text: str) -> Version | None:
