@@ -7,35 +7,68 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
+import string
 
 from packaging.utils import canonicalize_name
 
 from crashdoc.analyze.candidates import Candidate
-from crashdoc.kb.model import fill_command, format_command, known_packages
+from crashdoc.kb.model import CONTEXT_VALUES, fill_command, format_command, known_packages
 
 CONTEXT_LINES = 12
 """Lines after an error searched for values its fix command needs."""
 
 
 def fix_incomplete(cand: Candidate) -> bool:
-    """True when the rule's own command could not be filled from the error line (its fallback was used)."""
+    """True when the rule's own command could not be filled from the error line: its fallback was used, or it
+    names a value only the lines after the error give (CONTEXT_VALUES)."""
     m = cand.match
-    if m is None or not getattr(m.rule, "fix_command", None) or not getattr(m.rule, "fallback_command", None):
+    command = getattr(m.rule, "fix_command", None) if m is not None else None
+    if not command:
         return False
-    return format_command(m.rule.fix_command, m.captures) is None
+    if not getattr(m.rule, "fallback_command", None) and not _names(command) & CONTEXT_VALUES:
+        return False
+    return format_command(command, m.captures) is None
 
 
 def complete_fix(cand: Candidate, ctx: list[str]) -> Candidate:
-    """Match the same rule on the error plus the lines after it: the candidate with that fix when it fills the
-    command, else the candidate as it was."""
+    """Match the same rule on the error plus the lines after it (and add what a parser printed under its error,
+    `context_values`): the candidate with that fix when it fills the command, else the candidate as it was."""
     m = cand.match
     again = m.rule.match(cand.exception, "\n".join([cand.message, *ctx]), cand.line.text.strip())
+    if again is not None:
+        extra = context_values(again.captures, ctx)
+        if extra:
+            again = m.rule.render({**extra, **again.captures}, again.matched_text)
     if again is not None and again.fix_command and not fix_incomplete(dataclasses.replace(cand, match=again)):
         return dataclasses.replace(cand, match=dataclasses.replace(
             m, captures=again.captures, fix_command=again.fix_command, fix_text=again.fix_text))
     return cand
 
 
+def _names(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+#: clap (Rust launchers: TGI) under "invalid value 'X' for '--flag'": the values it accepts, and its suggestion
+_POSSIBLE = re.compile(r"\[possible values: (?P<values>[^\]\n]{1,200})\]")
+_TIP = re.compile(r"\btip: a similar value exists: '(?P<suggested>[^'\n]{1,100})'")
+
+
+def context_values(captures: dict[str, str], ctx: list[str]) -> dict[str, str]:
+    """Values a parser prints under its error: `suggested` (clap's "a similar value exists") and, when the option
+    is a switch (its possible values are `true, false`), `flag_env`: the variable clap read it from (an option
+    with `env` is named by its long name upper-cased; on a command line a switch takes no value, so an invalid
+    value of one came from the environment). Log text: the rule's command fills them through the capture filter."""
+    text = "\n".join(ctx)
+    out: dict[str, str] = {}
+    tip = _TIP.search(text)
+    if tip:
+        out["suggested"] = tip.group("suggested")
+    possible = _POSSIBLE.search(text)
+    flag = captures.get("flag", "")
+    if possible and flag.startswith("--") and {v.strip() for v in possible.group("values").split(",")} == {"true", "false"}:
+        out["flag_env"] = flag[2:].upper().replace("-", "_")
+    return out
 
 
 #: commands that only look (their output is for the reader, nothing changes): a rule's fix of this kind gives

@@ -28,6 +28,9 @@ DEFAULT_PRIORITY = 50
 #: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
 #: command, the installed release of the captured `package` when it is the engine.
 LOG_VALUES: frozenset[str] = frozenset({"engine", "engine_version", "model", "engine_upgrade", "package_version"})
+#: Values a fix command may name that the lines printed after the error give (crashdoc.analyze.fixes
+#: `context_values`): clap's suggested value, and the variable a switch with an invalid value was read from.
+CONTEXT_VALUES: frozenset[str] = frozenset({"suggested", "flag_env"})
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
 _SAFE_VALUE = re.compile(r"^[\w.+\-/:@%,~=]+$")

@@ -16,6 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from crashdoc.kb.model import (
     CATEGORIES,
+    CONTEXT_VALUES,
     DEFAULT_PRIORITY,
     EXAMPLE_KINDS,
     LOG_VALUES,
@@ -200,7 +201,7 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
     known = groups | lookup_names
     problems += _placeholders(where, "fix.text", fix.get("text"), known)
-    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES)
+    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES | CONTEXT_VALUES)
     problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known | LOG_VALUES)
     refs = data.get("references", [])
     if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
