@@ -16,12 +16,18 @@ import re
 import shlex
 import string
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
 
+from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
+from crashdoc.analyze.fixes import is_check, written_command
 from crashdoc.analyze.rank import Group
+from crashdoc.datafile import load_yaml
 from crashdoc.kb.companions import alias, same_version_companions
-from crashdoc.kb.model import LOG_VALUES
+from crashdoc.kb.model import LOG_VALUES, Rule
 from crashdoc.kb.prefilter import Gate
 
 
@@ -41,9 +47,10 @@ ENGINES = {
     "lmdeploy": Engine("lmdeploy", "pip install --upgrade lmdeploy"),
     "aphrodite": Engine("aphrodite-engine", "pip install --upgrade aphrodite-engine"),
     "ollama": Engine(None, "curl -fsSL https://ollama.com/install.sh | sh"),
+    "tgi": Engine(None, "docker pull ghcr.io/huggingface/text-generation-inference:latest"),
 }
 #: when several engines show (SGLang and LMDeploy import vLLM's code), the one that runs is the first here
-PRECEDENCE = ("sglang", "lmdeploy", "aphrodite", "ollama", "vllm")
+PRECEDENCE = ("sglang", "lmdeploy", "aphrodite", "ollama", "tgi", "vllm")
 
 _VERSION = r"v?(?P<engine_version>\d+\.\d+(?:\.\d+)*(?:[.+\-]?(?:post|dev|rc)\d*)?(?:\+[\w.]+)?)"
 #: (engine, pattern): a start banner that names the engine (and its version when the group is there)
@@ -61,6 +68,7 @@ SIGNS: tuple[tuple[str, str], ...] = (
     ("lmdeploy", r"(?:site|dist)-packages/lmdeploy/| - lmdeploy - (?:INFO|WARNING|ERROR)\b|\[TM\]\[(?:ERROR|WARNING)\]"),
     ("aphrodite", r"(?:site|dist)-packages/aphrodite/"),
     ("ollama", r"\blevel=(?:INFO|WARN|ERROR) source=\w+\.go:\d+ msg=|\bllama runner process\b"),
+    ("tgi", r"\btext_generation_(?:launcher|router|server)\b"),
     ("vllm", r"(?:site|dist)-packages/vllm/|\bvllm\.entrypoints\b|\((?:EngineCore_DP\d+|APIServer) pid=\d+\)"),
 )
 #: the model the service was started with, as its arguments are logged
@@ -123,6 +131,22 @@ class LogValues:
             return self.banner[0]
         return next((e for e in PRECEDENCE if e in self.engines), None)
 
+    def release_of(self, project: str) -> str | None:
+        """The host's release of *project* when the start banner shows it (the engine's own version)."""
+        engine = self.engine()
+        if self.banner is None or engine is None or not self.banner[1]:
+            return None
+        dist = ENGINES[engine].dist
+        return self.banner[1] if dist is not None and _canonical(dist) == _canonical(project) else None
+
+    def may_run(self, project: str) -> bool:
+        """False when the log shows an engine other than *project* (a project that is no engine: True)."""
+        engine = self.engine()
+        if engine is None or _canonical(project) not in {_canonical(e.dist) for e in ENGINES.values() if e.dist}:
+            return True
+        dist = ENGINES[engine].dist
+        return dist is not None and _canonical(dist) == _canonical(project)
+
     def captures(self) -> dict[str, str]:
         """The values as captures for a rule's command (only those known)."""
         out: dict[str, str] = {}
@@ -163,12 +187,82 @@ def complete(g: Group, values: LogValues) -> Group:
             found["package_version"] = found["engine_version"]  # the installed engine's own release, reinstalled
         again = rule.render({**found, **m.captures}, m.matched_text, getattr(m, "override", None))
         m = dataclasses.replace(m, fix_command=again.fix_command, fix_text=again.fix_text)
+    known = known_bug(rule, c.message, c.line.text, values)
+    if known is not None:
+        text, command = known
+        m = dataclasses.replace(m, fix_text=f"{text} {m.fix_text}" if m.fix_text else text,
+                                fix_command=command or m.fix_command)
+    elif m.fix_command is None or is_check(m.fix_command):
+        written = written_command(c.message) or written_command(c.line.text)
+        if written is not None:
+            m = dataclasses.replace(m, fix_command=written)
+    engine = values.engine()
+    if engine is not None and m.fix_command and m.fix_command.startswith("--"):
+        spoken = engine_flag(m.fix_command, engine)
+        if spoken != m.fix_command:
+            m = dataclasses.replace(m, fix_command=spoken)
     pinned = with_companions(m.fix_command)
     if pinned != m.fix_command:
         m = dataclasses.replace(m, fix_command=pinned)
     if m is c.match:
         return g
     return dataclasses.replace(g, first=dataclasses.replace(c, match=m))
+
+
+@lru_cache(maxsize=1)
+def _engine_flags() -> dict[str, dict[str, str]]:
+    data = load_yaml((files("crashdoc") / "data" / "engine_flags.yaml").read_text(encoding="utf-8")) or {}
+    return {str(e): {str(k): str(v) for k, v in (t or {}).items()} for e, t in data.items()}
+
+
+def engine_flag(command: str, engine: str) -> str:
+    """A vLLM flag (`--max-model-len 8192`) as *engine*'s launcher spells the same option (SGLang
+    `--context-length 8192`); unchanged when the engine has no entry for it (data/engine_flags.yaml)."""
+    table = _engine_flags().get(engine) or {}
+    for vllm_flag, theirs in sorted(table.items(), key=lambda kv: -len(kv[0])):  # `--dtype half` before `--dtype`
+        if command == vllm_flag or command.startswith(vllm_flag + " ") or command.startswith(vllm_flag + "="):
+            return theirs + command[len(vllm_flag):]
+    return command
+
+
+def _release(text: str) -> Version | None:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def _releases(affected: SpecifierSet) -> str:
+    """`==0.4.0.*` as `0.4.0.*`, `<=0.1.12` as it is."""
+    specs = list(affected)
+    return specs[0].version if len(specs) == 1 and specs[0].operator == "==" else str(affected)
+
+
+def known_bug(rule: Rule, message: str, line: str, values: LogValues) -> tuple[str, str | None] | None:
+    """The rule's known upstream bug for this error, as (text, command): with the host's release known and
+    affected, "a known bug, fixed in P F; this host runs V" and the upgrade to F; with it unknown, the
+    condition and the confirmed workaround (or the upgrade). None when no entry applies (or the host's release
+    is outside every entry's range)."""
+    for bug in rule.upstream:
+        if not bug.applies(message, line):
+            continue
+        if not values.may_run(bug.project):
+            continue  # the log shows another engine: not this project's bug
+        affected = SpecifierSet(bug.affected)
+        host = values.release_of(bug.project)
+        version = _release(host) if host else None
+        fixed = f", fixed in {bug.project} {bug.fixed_in}" if bug.fixed_in else ""
+        upgrade = f"pip install {bug.project}=={bug.fixed_in}" if bug.fixed_in else None
+        if version is not None:
+            if not affected.contains(version, prereleases=True):
+                continue
+            return (f"A known {bug.project} bug ({bug.url}){fixed}; this host runs {host}"
+                    + ("." if upgrade else f"; no release fixes it yet, the workaround is `{bug.workaround}`."),
+                    upgrade or bug.workaround)
+        return (f"If this host runs {bug.project} {_releases(affected)}, this is a known bug ({bug.url}){fixed}"
+                + (f"; the confirmed workaround is `{bug.workaround}`." if bug.workaround else "."),
+                bug.workaround or upgrade)
+    return None
 
 
 _REQUIREMENT = re.compile(r"(?P<name>[A-Za-z0-9][\w.\-]*)(?P<op>==|>=)(?P<version>\d[\w.+\-]*)")

@@ -149,7 +149,7 @@ def diagnose_unit(
     section = unit_section(unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes,
                            diag.attempts, journal_args, now.now)
     return replace(
-        with_interpreter(diag, state.python),  # `PYTHON -m pip install ...`: the unit's environment
+        with_interpreter(diag, state.python, None if copied else runner, unit),  # its environment, index, lines
         source=source,
         unit=state.facts(),
         state=now,

@@ -55,3 +55,11 @@ def alias(name: str) -> str:
     """The distribution a log's name stands for (`flashinfer` -> `flashinfer-python`), normalised."""
     aliases = {_canonical(str(k)): _canonical(str(v)) for k, v in (groups_data().get("aliases") or {}).items()}
     return aliases.get(_canonical(name), _canonical(name))
+
+
+@lru_cache(maxsize=1)
+def optional_members() -> frozenset[str]:
+    """Members of a same-version group that the anchor works without (`optional:` of the group): a fix may
+    uninstall one when no release of it matches the anchor's version."""
+    return frozenset(_canonical(str(m)) for group in groups_data().get("groups") or () if isinstance(group, dict)
+                     for m in group.get("optional") or ())

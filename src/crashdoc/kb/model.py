@@ -40,6 +40,9 @@ CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")
 #: engine's pip distribution and version (start banner), the model id (logged arguments), the engine's upgrade
 #: command, the installed release of the captured `package` when it is the engine.
 LOG_VALUES: frozenset[str] = frozenset({"engine", "engine_version", "model", "engine_upgrade", "package_version"})
+#: Values a fix command may name that the lines printed after the error give (crashdoc.analyze.fixes
+#: `context_values`): clap's suggested value, and the variable a switch with an invalid value was read from.
+CONTEXT_VALUES: frozenset[str] = frozenset({"suggested", "flag_env"})
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
 _SAFE_VALUE = re.compile(r"^[\w.+\-/:@%,~=]+$")
@@ -222,6 +225,27 @@ class Override:
 @lru_cache(maxsize=512)
 def _when_pattern(source: str) -> re.Pattern[str]:
     return re.compile(source)
+@dataclass(frozen=True)
+class Upstream:
+    """A known upstream bug behind a rule's message: where it is tracked, which releases have it, which fixed it."""
+
+    url: str
+    """The issue or pull request (https)."""
+    project: str
+    """The distribution whose releases have the bug (`vllm`, `sglang`), PEP 503 normalised."""
+    affected: str
+    """Its affected releases as a PEP 440 specifier (`<0.5.3`, `>=0.4.0,<0.4.2`)."""
+    fixed_in: str | None = None
+    """The first release with the fix (None: not fixed in a release, only worked around)."""
+    when: re.Pattern[str] | None = field(default=None, compare=False, repr=False, hash=False)
+    """Which of the rule's messages is this bug (searched in the error's message and line); None: all of them."""
+    workaround: str | None = None
+    """The command that gets past the bug without the fixed release (pinning the dependency back), as confirmed
+    upstream: the fix when the host's release is unknown."""
+
+    def applies(self, message: str, line: str) -> bool:
+        """True when the error is this bug's message."""
+        return self.when is None or any(self.when.search(t) for t in (message, line) if t)
 
 
 FRAME_DEPTH = 6
@@ -265,6 +289,8 @@ class Rule:
     """Another category and fix when a capture or the context says so; the first that holds applies."""
     single_wording: str | None = None
     """Why the class has one wording only (`wordings: {single: ...}`): the message is one library's own."""
+    upstream: tuple[Upstream, ...] = field(default=(), compare=False, hash=False)
+    """Known upstream bugs that print this rule's message (analyze/values.py renders them with the host's release)."""
 
     @property
     def is_consequence(self) -> bool:

@@ -10,9 +10,14 @@ import re
 import string
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
 from crashdoc.kb.model import (
     CATEGORIES,
     CONTEXT_KEYS,
+    CONTEXT_VALUES,
     DEFAULT_PRIORITY,
     EXAMPLE_KINDS,
     LOG_VALUES,
@@ -22,12 +27,13 @@ from crashdoc.kb.model import (
     Lookup,
     Override,
     Rule,
+    Upstream,
 )
 from crashdoc.kb.redos import linear_start
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
-          "references", "examples", "alone", "overrides", "wordings")
+          "references", "examples", "alone", "overrides", "wordings", "upstream")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
 _PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
@@ -263,12 +269,58 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
     known = groups | lookup_names
     problems += _placeholders(where, "fix.text", fix.get("text"), known)
-    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES)
+    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES | CONTEXT_VALUES)
     problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known | LOG_VALUES)
     refs = data.get("references", [])
     if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
         problems.append(f"{where}: 'references' must be a list of http(s) URLs")
+    problems += _check_upstream(where, data.get("upstream"))
     return problems + _check_examples(where, data.get("examples"))
+
+
+_UPSTREAM_KEYS = ("url", "project", "affected", "fixed_in", "when", "workaround")
+
+
+def _check_upstream(where: str, entries: Any) -> list[str]:
+    """upstream: [{url, project, affected, fixed_in?, when?, workaround?}] (docs/RULES.md, Known upstream bugs)."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        return [f"{where}: 'upstream' must be a list of {{url, project, affected, fixed_in}} entries"]
+    problems: list[str] = []
+    for i, entry in enumerate(entries):
+        at = f"{where}: upstream[{i}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{at} must be a mapping with url, project, affected and fixed_in or workaround")
+            continue
+        problems += [f"{at}: unknown field '{k}'; use {', '.join(_UPSTREAM_KEYS)}" for k in entry
+                     if k not in _UPSTREAM_KEYS]
+        if not (isinstance(entry.get("url"), str) and entry["url"].startswith("https://")):
+            problems.append(f"{at}: 'url' must be the https URL of the upstream issue or pull request")
+        if not (isinstance(entry.get("project"), str) and re.fullmatch(r"[A-Za-z0-9][\w.\-]*", entry["project"])):
+            problems.append(f"{at}: 'project' must be the distribution whose releases have the bug (e.g. vllm)")
+        try:
+            affected = SpecifierSet(str(entry.get("affected") or ""))
+            if not str(affected):
+                raise InvalidSpecifier("empty")
+        except InvalidSpecifier:
+            problems.append(f"{at}: 'affected' must be a PEP 440 specifier of the releases with the bug (e.g. '<0.5.3')")
+            affected = None
+        fixed = entry.get("fixed_in")
+        if fixed is None and not isinstance(entry.get("workaround"), str):
+            problems.append(f"{at}: give 'fixed_in' (the first fixed release) or 'workaround' (a confirmed command)")
+        if fixed is not None:
+            try:
+                version = Version(str(fixed))
+                if affected is not None and affected.contains(version, prereleases=True):
+                    problems.append(f"{at}: fixed_in {fixed} is inside 'affected' {affected}; one of them is wrong")
+            except InvalidVersion:
+                problems.append(f"{at}: 'fixed_in' {fixed!r} is not a release version (e.g. 0.5.3); quote it in YAML")
+        if "when" in entry:
+            problems += _check_regexes(f"{at}.when", _as_list(entry["when"]), 0)[0]
+        if "workaround" in entry and not (isinstance(entry["workaround"], str) and entry["workaround"].strip()):
+            problems.append(f"{at}: 'workaround' must be one shell command")
+    return problems
 
 
 #: the only commands `fix.apply: safe` may mark: one pip install of pinned packages (`NAME==VERSION`)
@@ -315,4 +367,10 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
         frames=tuple(re.compile(rx) for rx in _as_list(match.get("frames"))),
         overrides=overrides, single_wording=(data.get("wordings") or {}).get("single"),
+        upstream=tuple(
+            Upstream(url=e["url"], project=canonicalize_name(e["project"]), affected=str(e["affected"]),
+                     fixed_in=str(e["fixed_in"]) if e.get("fixed_in") is not None else None,
+                     when=re.compile(linear_start(e["when"])) if e.get("when") else None,
+                     workaround=e.get("workaround"))
+            for e in data.get("upstream") or ()),
     )
