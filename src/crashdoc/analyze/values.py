@@ -17,8 +17,6 @@ import shlex
 import string
 from dataclasses import dataclass
 
-from packaging.utils import canonicalize_name
-
 from crashdoc.analyze.rank import Group
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES
@@ -129,7 +127,10 @@ class LogValues:
         return out
 
 
-_canonical = canonicalize_name
+def _canonical(name: str) -> str:
+    from packaging.utils import canonicalize_name  # NOTE: imported when used (start-up cost, issue 12)
+
+    return str(canonicalize_name(name))
 
 
 def _names(template: str | None) -> set[str]:

@@ -21,6 +21,7 @@ from crashdoc.kb.model import (
     Rule,
 )
 from crashdoc.kb.redos import linear_start
+from crashdoc.kb.regex import Regex
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
@@ -239,6 +240,6 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         any_level=bool(match.get("any_level", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
-        path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
-        frames=tuple(re.compile(rx) for rx in _as_list(match.get("frames"))),
+        path=where, patterns=tuple(Regex.compile(linear_start(rx), flags) for rx in regexes),
+        frames=tuple(Regex.compile(rx) for rx in _as_list(match.get("frames"))),
     )
