@@ -54,7 +54,7 @@ def _user_rules(tmp_path: Path, text: str = VALID) -> Path:
 
 def test_warm_start_gives_the_rules_of_a_cold_start(_own_cache: Path) -> None:
     cold = KnowledgeBase.load()
-    assert list(_own_cache.glob("kb-*.pickle")), "a cold start stores the compiled rules"
+    assert list(_own_cache.glob("knowledge-*.pickle")), "a cold start stores the compiled rules"
     warm = KnowledgeBase.load()
     assert _summary(warm) == _summary(cold)
     line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0"
@@ -74,10 +74,10 @@ def test_an_edited_user_rule_is_never_served_from_the_cache(tmp_path: Path) -> N
 
 def test_a_corrupt_cache_is_rebuilt(_own_cache: Path) -> None:
     expected = _summary(KnowledgeBase.load())
-    for f in _own_cache.glob("kb-*.pickle"):
+    for f in _own_cache.glob("knowledge-*.pickle"):
         f.write_bytes(b"\x80\x05not a pickle")
     assert _summary(KnowledgeBase.load()) == expected
-    assert all(f.read_bytes()[:2] != b"\x80\x05n" for f in _own_cache.glob("kb-*.pickle")), "rewritten"
+    assert all(f.read_bytes()[:2] != b"\x80\x05n" for f in _own_cache.glob("knowledge-*.pickle")), "rewritten"
 
 
 def _header(path: Path) -> dict[str, object]:
@@ -89,7 +89,7 @@ def _header(path: Path) -> dict[str, object]:
 
 def test_a_cache_file_others_can_write_is_not_trusted(_own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     KnowledgeBase.load()
-    (path,) = _own_cache.glob("kb-*.pickle")
+    (path,) = _own_cache.glob("knowledge-*.pickle")
     key = _header(path)["key"]
     assert kb_cache.load_cached(path.stem, None, lambda: str(key))[0] is not None
     os.chmod(path, 0o666)
@@ -136,7 +136,7 @@ def test_fresh_files_are_not_stamped(tmp_path: Path, _own_cache: Path) -> None:
     stats: its entry records no stamp, so starts check the content until the file is older."""
     rules = _user_rules(tmp_path)
     KnowledgeBase.load(extra_dirs=(rules,))
-    headers = [_header(p) for p in _own_cache.glob("kb-*.pickle")]
+    headers = [_header(p) for p in _own_cache.glob("knowledge-*.pickle")]
     assert [h["stamp"] for h in headers if h["stamp"] is None], headers
 
 

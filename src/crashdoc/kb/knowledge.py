@@ -41,8 +41,8 @@ def _content_key(dirs: list[tuple[Location, bool]]) -> str | None:
 
 def _entry_name(dirs: list[tuple[Location, bool]]) -> str:
     """The cache entry of this set of rule directories (each set has its own: `--rules DIR` does not evict the
-    packaged rules' entry)."""
-    return "kb-" + hashlib.sha256(repr([(str(root), user) for root, user in dirs]).encode()).hexdigest()[:16]
+    packaged rules' entry; the prefix is not the `kb-` of the entries older crashdocs write and prune)."""
+    return "knowledge-" + hashlib.sha256(repr([(str(root), user) for root, user in dirs]).encode()).hexdigest()[:16]
 
 
 def precedence(rule: Rule) -> tuple[int, int, str]:
