@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crashdoc.kb import cache
+from crashdoc.kb.cache import content_key, load_cached, stamp, store_cached
 from crashdoc.kb.loader import (
     Location,
     load_dirs,
@@ -36,7 +36,7 @@ def _content_key(dirs: list[tuple[Location, bool]]) -> str | None:
                 files.append((str(entry), entry.read_bytes()))
     except OSError:
         return None
-    return cache.content_key(files)
+    return content_key(files)
 
 
 def _entry_name(dirs: list[tuple[Location, bool]]) -> str:
@@ -65,8 +65,8 @@ class KnowledgeBase:
         """
         dirs = [(package_rules_dir(), False)] + [(d, True) for d in user_rule_dirs(extra_dirs)]
         name = _entry_name(dirs)
-        current = cache.stamp([root for root, _ in dirs])
-        cached, key = cache.load_cached(name, current, lambda: _content_key(dirs))
+        current = stamp([root for root, _ in dirs])
+        cached, key = load_cached(name, current, lambda: _content_key(dirs))
         if isinstance(cached, dict) and cached.keys() == {"rules", "scan_patterns", "prefilter"}:
             kb = cls(cached["rules"])
             kb.__dict__["_scan_patterns"] = cached["scan_patterns"]  # the cached_properties, filled from the cache
@@ -78,7 +78,7 @@ class KnowledgeBase:
         kb = cls.from_rules(result.rules)
         if key:
             value = {"rules": kb.rules, "scan_patterns": kb._scan_patterns, "prefilter": kb._prefilter_plan}
-            cache.store_cached(name, current, key, value)
+            store_cached(name, current, key, value)
         return kb
 
     @classmethod
