@@ -4,6 +4,7 @@ rules or an error."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import time
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.kb import KnowledgeBase, knowledge
+from crashdoc.kb import KnowledgeBase, inventory, knowledge
 from crashdoc.kb import cache as kb_cache
 
 VALID = """\
@@ -162,3 +163,22 @@ def test_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_an_unwritable_cache_location_is_no_error(_own_cache: Path) -> None:
     _own_cache.write_text("a file where the directory should be: nothing can be written below it")
     assert KnowledgeBase.load().rules
+
+
+def test_the_inventory_index_follows_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines' message index is kept in the cache too (decoding the inventory costs a start): an edited
+    inventory file gives the new labels."""
+    d = tmp_path / "inventory"
+    d.mkdir()
+    row = {"project": "acme", "version": "1", "file": "acme/core.py", "line": 3, "role": "cause",
+           "label_source": "family", "category": "engine_bug", "template": "the acme frobnicator exploded at {} K"}
+    text = "RuntimeError: the acme frobnicator exploded at 9000 K"
+    monkeypatch.setattr(inventory, "INVENTORY_DIR", d)
+    try:
+        for category in ("engine_bug", "gpu_oom", "gpu_oom"):
+            (d / "acme.jsonl").write_text(json.dumps({**row, "category": category}) + "\n", encoding="utf-8")
+            inventory._index.cache_clear()
+            found = inventory.lookup(text)
+            assert found is not None and found.category == category
+    finally:
+        inventory._index.cache_clear()

@@ -34,7 +34,7 @@ from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
 FORMAT = 2
 """Bump when the cached value's shape changes in a way the code digest below would not notice."""
 _CODE = ("model.py", "loader.py", "schema.py", "scan.py", "knowledge.py", "cache.py", "regex.py", "prefilter.py",
-         "redos.py")
+         "redos.py", "inventory.py")
 """Modules of this package whose source is part of the key: a changed Rule class never meets an old pickle."""
 RACY = 2.0
 """Seconds: a file modified this recently (or in the future) gives no stamp (see the module's docstring)."""
@@ -114,6 +114,23 @@ def entry_path(name: str) -> Path | None:
     """The file that holds entry *name* (None when the cache is off)."""
     d = cache_dir()
     return d / f"{name}.pickle" if d is not None else None
+
+
+def built_once(name: str, roots: Sequence[object], key: Callable[[], str | None], build: Callable[[], Any],
+               valid: Callable[[Any], bool]) -> Any:
+    """`build()`'s value, kept as entry *name*: read back while the files below *roots* keep their stats or,
+    failing that, their content (`key()`, None when unreadable: then nothing is stored); else built (its
+    exceptions propagate: an invalid rule is reported, never cached) and stored. *valid* checks a value read
+    back (a foreign shape is a miss)."""
+    current = stamp(roots)
+    cached, computed = load_cached(name, current, key)
+    if cached is not None and valid(cached):
+        return cached
+    computed = computed or key()
+    value = build()
+    if computed:
+        store_cached(name, current, computed, value)
+    return value
 
 
 def load_cached(name: str, current_stamp: str | None, key: Callable[[], str | None]) -> tuple[Any, str | None]:

@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crashdoc.kb.cache import content_key, load_cached, stamp, store_cached
+from crashdoc.kb.cache import built_once, content_key
 from crashdoc.kb.loader import (
     Location,
     load_dirs,
@@ -64,21 +64,18 @@ class KnowledgeBase:
         a missing user directory or a duplicate id.
         """
         dirs = [(package_rules_dir(), False)] + [(d, True) for d in user_rule_dirs(extra_dirs)]
-        name = _entry_name(dirs)
-        current = stamp([root for root, _ in dirs])
-        cached, key = load_cached(name, current, lambda: _content_key(dirs))
-        if isinstance(cached, dict) and cached.keys() == {"rules", "scan_patterns", "prefilter"}:
-            kb = cls(cached["rules"])
-            kb.__dict__["_scan_patterns"] = cached["scan_patterns"]  # the cached_properties, filled from the cache
-            kb.__dict__["_prefilter_plan"] = cached["prefilter"]
-            return kb
-        key = key or _content_key(dirs)
-        result = load_dirs(dirs)
-        raise_on_problems(result.problems)
-        kb = cls.from_rules(result.rules)
-        if key:
-            value = {"rules": kb.rules, "scan_patterns": kb._scan_patterns, "prefilter": kb._prefilter_plan}
-            store_cached(name, current, key, value)
+
+        def build() -> dict[str, object]:
+            result = load_dirs(dirs)
+            raise_on_problems(result.problems)
+            kb = cls.from_rules(result.rules)
+            return {"rules": kb.rules, "scan_patterns": kb._scan_patterns, "prefilter": kb._prefilter_plan}
+
+        value = built_once(_entry_name(dirs), [root for root, _ in dirs], lambda: _content_key(dirs), build,
+                           lambda v: isinstance(v, dict) and v.keys() == {"rules", "scan_patterns", "prefilter"})
+        kb = cls(value["rules"])
+        kb.__dict__["_scan_patterns"] = value["scan_patterns"]  # the cached_properties, filled from the cache
+        kb.__dict__["_prefilter_plan"] = value["prefilter"]
         return kb
 
     @classmethod
