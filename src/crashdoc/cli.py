@@ -103,9 +103,11 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     if len(args.host or ()) > 1 or args.hosts or args.inventory or args.limit or args.ssh_hosts:
         return _diagnose_fleet(args, target, kb, journal_args)
     args.host = args.host[0] if args.host else None
-    from crashdoc.sources.container import container_target
+    container = None
+    if not os.path.exists(target):  # NOTE: a file needs none of the container sources (a start-up cost)
+        from crashdoc.sources.container import container_target
 
-    container = container_target(target) if not os.path.exists(target) else None
+        container = container_target(target)
     if container is not None:
         from crashdoc.investigate.container import diagnose_container
         from crashdoc.transport import runner_for

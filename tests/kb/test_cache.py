@@ -4,12 +4,15 @@ rules or an error."""
 
 from __future__ import annotations
 
+import json
 import os
+import pickle
+import time
 from pathlib import Path
 
 import pytest
 
-from crashdoc.kb import KnowledgeBase
+from crashdoc.kb import KnowledgeBase, inventory, knowledge
 from crashdoc.kb import cache as kb_cache
 
 VALID = """\
@@ -52,7 +55,7 @@ def _user_rules(tmp_path: Path, text: str = VALID) -> Path:
 
 def test_warm_start_gives_the_rules_of_a_cold_start(_own_cache: Path) -> None:
     cold = KnowledgeBase.load()
-    assert list(_own_cache.glob("kb-*.pickle")), "a cold start stores the compiled rules"
+    assert list(_own_cache.glob("knowledge-*.pickle")), "a cold start stores the compiled rules"
     warm = KnowledgeBase.load()
     assert _summary(warm) == _summary(cold)
     line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0"
@@ -72,19 +75,82 @@ def test_an_edited_user_rule_is_never_served_from_the_cache(tmp_path: Path) -> N
 
 def test_a_corrupt_cache_is_rebuilt(_own_cache: Path) -> None:
     expected = _summary(KnowledgeBase.load())
-    for f in _own_cache.glob("kb-*.pickle"):
+    for f in _own_cache.glob("knowledge-*.pickle"):
         f.write_bytes(b"\x80\x05not a pickle")
     assert _summary(KnowledgeBase.load()) == expected
-    assert all(f.read_bytes()[:2] != b"\x80\x05n" for f in _own_cache.glob("kb-*.pickle")), "rewritten"
+    assert all(f.read_bytes()[:2] != b"\x80\x05n" for f in _own_cache.glob("knowledge-*.pickle")), "rewritten"
+
+
+def _header(path: Path) -> dict[str, object]:
+    with open(path, "rb") as f:
+        header = pickle.load(f)
+    assert isinstance(header, dict)
+    return header
 
 
 def test_a_cache_file_others_can_write_is_not_trusted(_own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     KnowledgeBase.load()
-    (path,) = _own_cache.glob("kb-*.pickle")
-    key = path.stem.split("-", 1)[1]
-    assert kb_cache.load_cached("kb", key) is not None
+    (path,) = _own_cache.glob("knowledge-*.pickle")
+    key = _header(path)["key"]
+    assert kb_cache.load_cached(path.stem, None, lambda: str(key))[0] is not None
     os.chmod(path, 0o666)
-    assert kb_cache.load_cached("kb", key) is None
+    assert kb_cache.load_cached(path.stem, None, lambda: str(key))[0] is None
+
+
+def test_a_stamped_start_reads_no_rule_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the rule files are older than RACY seconds, a start checks their stats only; touching a file (same
+    content) costs one content check and keeps the entry."""
+    monkeypatch.setattr(kb_cache, "RACY", 0.0)
+    rules = _user_rules(tmp_path)
+    cold = KnowledgeBase.load(extra_dirs=(rules,))
+
+    def no_reading(*_: object) -> None:
+        raise AssertionError("rule files read on a stamped start")
+
+    with monkeypatch.context() as m:
+        m.setattr(knowledge, "_content_key", no_reading)
+        m.setattr(knowledge, "load_dirs", no_reading)
+        assert _summary(KnowledgeBase.load(extra_dirs=(rules,))) == _summary(cold)
+    monkeypatch.setattr(knowledge, "load_dirs", no_reading)  # a touch: the content key matches, no rebuild
+    path = rules / "other" / "acme-license-server-down.yaml"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert _summary(KnowledgeBase.load(extra_dirs=(rules,))) == _summary(cold)
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stamp holds the ctime too: a rewrite that puts the old mtime back (an editor, `cp -p`, a checkout)
+    is still a change."""
+    monkeypatch.setattr(kb_cache, "RACY", 0.0)
+    rules = _user_rules(tmp_path)
+    path = rules / "other" / "acme-license-server-down.yaml"
+    old = path.stat()
+    assert KnowledgeBase.load(extra_dirs=(rules,)).get("acme-license-server-down").priority == 77  # type: ignore[union-attr]
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    _user_rules(tmp_path, VALID.replace("priority: 77", "priority: 78"))
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert path.stat().st_size == old.st_size and path.stat().st_mtime_ns == old.st_mtime_ns
+    assert KnowledgeBase.load(extra_dirs=(rules,)).get("acme-license-server-down").priority == 78  # type: ignore[union-attr]
+
+
+def test_fresh_files_are_not_stamped(tmp_path: Path, _own_cache: Path) -> None:
+    """A rule file written less than RACY seconds ago could change again within the same clock tick, keeping its
+    stats: its entry records no stamp, so starts check the content until the file is older."""
+    rules = _user_rules(tmp_path)
+    KnowledgeBase.load(extra_dirs=(rules,))
+    headers = [_header(p) for p in _own_cache.glob("knowledge-*.pickle")]
+    assert [h["stamp"] for h in headers if h["stamp"] is None], headers
+
+
+def test_a_warm_start_compiles_only_the_regexes_a_text_needs(_own_cache: Path) -> None:
+    KnowledgeBase.load()
+    warm = KnowledgeBase.load()
+    every = [p for r in warm.rules for p in r.patterns]
+    assert every and not any(p._compiled is not None for p in every)
+    line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0"
+    found = warm.classify(None, line, line)
+    assert found is not None and found.rule.id == "cuda-out-of-memory"
+    if warm._prefilter.db is not None:  # with hyperscan, only the rules the prefilter names are tried
+        assert sum(p._compiled is not None for p in every) < len(every) // 10
 
 
 def test_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,3 +163,22 @@ def test_cache_off_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 def test_an_unwritable_cache_location_is_no_error(_own_cache: Path) -> None:
     _own_cache.write_text("a file where the directory should be: nothing can be written below it")
     assert KnowledgeBase.load().rules
+
+
+def test_the_inventory_index_follows_its_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engines' message index is kept in the cache too (decoding the inventory costs a start): an edited
+    inventory file gives the new labels."""
+    d = tmp_path / "inventory"
+    d.mkdir()
+    row = {"project": "acme", "version": "1", "file": "acme/core.py", "line": 3, "role": "cause",
+           "label_source": "family", "category": "engine_bug", "template": "the acme frobnicator exploded at {} K"}
+    text = "RuntimeError: the acme frobnicator exploded at 9000 K"
+    monkeypatch.setattr(inventory, "INVENTORY_DIR", d)
+    try:
+        for category in ("engine_bug", "gpu_oom", "gpu_oom"):
+            (d / "acme.jsonl").write_text(json.dumps({**row, "category": category}) + "\n", encoding="utf-8")
+            inventory._index.cache_clear()
+            found = inventory.lookup(text)
+            assert found is not None and found.category == category
+    finally:
+        inventory._index.cache_clear()

@@ -18,10 +18,7 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
-
-from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING
 
 from crashdoc.analyze.fixes import is_check, written_command
 from crashdoc.analyze.rank import Group
@@ -29,6 +26,10 @@ from crashdoc.datafile import load_yaml
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES, Rule
 from crashdoc.kb.prefilter import Gate
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,10 @@ class LogValues:
         return out
 
 
-_canonical = canonicalize_name
+def _canonical(name: str) -> str:
+    from packaging.utils import canonicalize_name  # NOTE: imported when used (start-up cost, issue 12)
+
+    return str(canonicalize_name(name))
 
 
 def _names(template: str | None) -> set[str]:
@@ -226,6 +230,8 @@ def engine_flag(command: str, engine: str) -> str:
 
 
 def _release(text: str) -> Version | None:
+    from packaging.version import InvalidVersion, Version  # NOTE: imported when used (start-up cost, issue 12)
+
     try:
         return Version(text)
     except InvalidVersion:
@@ -248,6 +254,8 @@ def known_bug(rule: Rule, message: str, line: str, values: LogValues) -> tuple[s
             continue
         if not values.may_run(bug.project):
             continue  # the log shows another engine: not this project's bug
+        from packaging.specifiers import SpecifierSet  # NOTE: imported when used (start-up cost, issue 12)
+
         affected = SpecifierSet(bug.affected)
         host = values.release_of(bug.project)
         version = _release(host) if host else None

@@ -8,10 +8,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-import yaml
-from packaging.utils import canonicalize_name
-
-from crashdoc.datafile import load_yaml
+from crashdoc import datafile
 from crashdoc.kb.errors import RuleError
 
 GROUPS_FILE = "groups.yaml"
@@ -21,7 +18,10 @@ class GroupsFileError(RuleError):
     """data/groups.yaml is not valid YAML, or not a mapping."""
 
 
-_canonical = canonicalize_name
+def _canonical(name: str) -> str:
+    from packaging.utils import canonicalize_name  # NOTE: imported when used: packaging costs a start 40 ms
+
+    return str(canonicalize_name(name))
 
 
 @lru_cache(maxsize=1)
@@ -29,8 +29,8 @@ def groups_data() -> Mapping[str, Any]:
     """The raw contents of data/groups.yaml (validated into a table by crashdoc.envdoctor.table)."""
     text = (files("crashdoc") / "data" / GROUPS_FILE).read_text(encoding="utf-8")
     try:
-        data = load_yaml(text)
-    except yaml.YAMLError as exc:
+        data = datafile.load_yaml(text, cache=True)
+    except datafile.YAMLError as exc:
         raise GroupsFileError(f"{GROUPS_FILE}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise GroupsFileError(f"{GROUPS_FILE}: expected a mapping at the top")

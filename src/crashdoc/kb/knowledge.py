@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from crashdoc.kb.cache import content_key, load_cached, store_cached
+from crashdoc.kb.cache import built_once, content_key
 from crashdoc.kb.loader import (
     Location,
     load_dirs,
@@ -17,8 +19,10 @@ from crashdoc.kb.loader import (
 )
 from crashdoc.kb.loader import _iter_files as iter_files
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
-from crashdoc.kb.prefilter import Prefilter
 from crashdoc.kb.scan import exception_pattern, to_scan_pattern
+
+if TYPE_CHECKING:
+    from crashdoc.kb.prefilter import Plan, Prefilter
 
 
 def _content_key(dirs: list[tuple[Location, bool]]) -> str | None:
@@ -33,6 +37,12 @@ def _content_key(dirs: list[tuple[Location, bool]]) -> str | None:
     except OSError:
         return None
     return content_key(files)
+
+
+def _entry_name(dirs: list[tuple[Location, bool]]) -> str:
+    """The cache entry of this set of rule directories (each set has its own: `--rules DIR` does not evict the
+    packaged rules' entry; the prefix is not the `kb-` of the entries older crashdocs write and prune)."""
+    return "knowledge-" + hashlib.sha256(repr([(str(root), user) for root, user in dirs]).encode()).hexdigest()[:16]
 
 
 def precedence(rule: Rule) -> tuple[int, int, str]:
@@ -54,17 +64,18 @@ class KnowledgeBase:
         a missing user directory or a duplicate id.
         """
         dirs = [(package_rules_dir(), False)] + [(d, True) for d in user_rule_dirs(extra_dirs)]
-        key = _content_key(dirs)
-        cached = load_cached("kb", key) if key else None
-        if isinstance(cached, tuple) and len(cached) == 2:
-            kb = cls(cached[0])
-            kb.__dict__["_scan_patterns"] = cached[1]  # the cached_property, filled from the cache
-            return kb
-        result = load_dirs(dirs)
-        raise_on_problems(result.problems)
-        kb = cls.from_rules(result.rules)
-        if key:
-            store_cached("kb", key, (kb.rules, kb._scan_patterns))
+
+        def build() -> dict[str, object]:
+            result = load_dirs(dirs)
+            raise_on_problems(result.problems)
+            kb = cls.from_rules(result.rules)
+            return {"rules": kb.rules, "scan_patterns": kb._scan_patterns, "prefilter": kb._prefilter_plan}
+
+        value = built_once(_entry_name(dirs), [root for root, _ in dirs], lambda: _content_key(dirs), build,
+                           lambda v: isinstance(v, dict) and v.keys() == {"rules", "scan_patterns", "prefilter"})
+        kb = cls(value["rules"])
+        kb.__dict__["_scan_patterns"] = value["scan_patterns"]  # the cached_properties, filled from the cache
+        kb.__dict__["_prefilter_plan"] = value["prefilter"]
         return kb
 
     @classmethod
@@ -99,7 +110,15 @@ class KnowledgeBase:
 
     @cached_property
     def _prefilter(self) -> Prefilter:
-        return Prefilter(self.rules)
+        from crashdoc.kb.prefilter import Prefilter
+
+        return Prefilter(self.rules, self._prefilter_plan)
+
+    @cached_property
+    def _prefilter_plan(self) -> Plan:
+        from crashdoc.kb.prefilter import plan
+
+        return plan(self.rules)
 
     def classify_all(self, exception: str | None, message: str, line: str) -> list[RuleMatch]:
         """Every matching rule, best first (for explanations and debugging)."""

@@ -21,7 +21,6 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 from crashdoc.kb.errors import RuleError
 from crashdoc.kb.model import Rule
-from crashdoc.kb.schema import build_rule, check_rule
 
 ENV_VAR = "CRASHDOC_RULES"
 Location = Union[Path, Traversable]  # noqa: UP007 - a runtime alias on Python 3.10
@@ -62,6 +61,8 @@ def _load_file(entry: Location, at_root: bool, is_user: bool) -> tuple[Rule | No
     where = str(entry)
     stem = entry.name.rsplit(".", 1)[0]
     import yaml  # NOTE: imported when rules are parsed: a start from the compiled cache (kb/cache.py) needs none
+
+    from crashdoc.kb.schema import build_rule, check_rule
 
     # NOTE: libyaml's loader when PyYAML was built with it: about 5x faster, and rules load at every start.
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

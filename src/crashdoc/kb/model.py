@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 
-from packaging.utils import canonicalize_name
-
+from crashdoc.kb.regex import Regex
 from crashdoc.parse.exceptions import last_component, split_exception
 
 CATEGORIES: tuple[str, ...] = (
@@ -99,7 +98,11 @@ _OPTION_WITH_VALUE = frozenset({"-i", "--index-url", "--extra-index-url", "-f", 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
 
 
-_normalise = canonicalize_name
+def _normalise(name: str) -> str:
+    """PEP 503 normalised (packaging's canonicalize_name, imported when a fix names a package: not at every start)."""
+    from packaging.utils import canonicalize_name
+
+    return str(canonicalize_name(name))
 
 
 @lru_cache(maxsize=1)
@@ -271,7 +274,7 @@ class Rule:
     examples: tuple[Example, ...]
     lookups: tuple[Lookup, ...]
     path: str
-    patterns: tuple[re.Pattern[str], ...] = field(compare=False, repr=False, hash=False)
+    patterns: tuple[Regex, ...] = field(compare=False, repr=False, hash=False)
     any_level: bool = False
     """The cause keeps its priority on an INFO/WARNING line (by default such a line yields to real errors)."""
     alone_category: str | None = None
@@ -279,7 +282,7 @@ class Rule:
     confidence) in this category ..."""
     alone_text: str | None = None
     """... with this next step (e.g. a lone watchdog timeout: a collective hang)."""
-    frames: tuple[re.Pattern[str], ...] = field(default=(), compare=False, repr=False, hash=False)
+    frames: tuple[Regex, ...] = field(default=(), compare=False, repr=False, hash=False)
     """Where the exception was raised: one of these is searched in the innermost frames (`path in func`) of its
     traceback (an IndexError inside triton/compiler/ is Triton's compiler failing, whatever its message)."""
     fix_apply: str = "manual"

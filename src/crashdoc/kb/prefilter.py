@@ -18,32 +18,43 @@ from crashdoc.kb.model import Rule
 from crashdoc.kb.scan import to_scan_pattern
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
 
+Plan = tuple[tuple[tuple[str, int], ...], frozenset[int]]
+"""(scanner pattern, rule index) for every rule regex, and the indexes of the rules always tried."""
+
+
+def plan(rules: Sequence[Rule]) -> Plan:
+    """The prefilter's patterns for *rules*: plain data, kept in the compiled knowledge base (kb/cache.py)."""
+    exprs: list[tuple[str, int]] = []
+    always: set[int] = set()
+    for i, rule in enumerate(rules):
+        if not rule.regexes:
+            always.add(i)
+            continue
+        converted = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
+        if any(p is None for p in converted):
+            always.add(i)
+            continue
+        exprs.extend((p, i) for p in converted if p is not None)
+    return tuple(exprs), frozenset(always)
+
 
 class Prefilter:
     """One hyperscan database of every rule regex, its id the rule's index."""
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(self, rules: Sequence[Rule], planned: Plan | None = None) -> None:
+        """*planned*: `plan(rules)` when it is known already (from the cache)."""
         self.always: frozenset[int] = frozenset()
         self.db: object = None
         self._local = threading.local()
         if not hyperscan_available():
             return
-        exprs: list[tuple[str, int]] = []
-        always: set[int] = set()
-        for i, rule in enumerate(rules):
-            if not rule.regexes:
-                always.add(i)
-                continue
-            converted = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
-            if any(p is None for p in converted):
-                always.add(i)
-                continue
-            exprs.extend((p, i) for p in converted if p is not None)
+        exprs, fixed = planned if planned is not None else plan(rules)
+        always = set(fixed)
         if not exprs:
             return  # no rule has a regex: nothing to filter
         stats = ScanStats()
         try:
-            self.db = compiled_database(tuple(exprs), stats)
+            self.db = compiled_database(exprs, stats)
         except Exception:  # NOTE: an accelerator only: without it every rule is tried, as without hyperscan
             self.db = None
             return

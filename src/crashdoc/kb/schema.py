@@ -30,6 +30,7 @@ from crashdoc.kb.model import (
     Upstream,
 )
 from crashdoc.kb.redos import linear_start
+from crashdoc.kb.regex import Regex
 from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
@@ -364,8 +365,8 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         any_level=bool(match.get("any_level", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
-        path=where, patterns=tuple(re.compile(linear_start(rx), flags) for rx in regexes),
-        frames=tuple(re.compile(rx) for rx in _as_list(match.get("frames"))),
+        path=where, patterns=tuple(Regex.compile(linear_start(rx), flags) for rx in regexes),
+        frames=tuple(Regex.compile(rx) for rx in _as_list(match.get("frames"))),
         overrides=overrides, single_wording=(data.get("wordings") or {}).get("single"),
         upstream=tuple(
             Upstream(url=e["url"], project=canonicalize_name(e["project"]), affected=str(e["affected"]),

@@ -88,7 +88,7 @@ def _row(r: dict[str, Any]) -> Format:
 @lru_cache(maxsize=1)
 def load_formats() -> tuple[Format, ...]:
     """The packaged table, rows in file order."""
-    data = load_yaml(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"))
+    data = load_yaml(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"), cache=True)
     return tuple(_row(r) for r in data["rows"])
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crashdoc.cachedir import cache_dir
 from crashdoc.parse.markers import MarkerClass
 
 try:  # NOTE: hyperscan is an accelerator; the Python fallback gives the same lines, slower.
@@ -142,17 +143,6 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
     _CACHE[exprs] = (db, skipped)
     stats.skipped_patterns.extend(skipped)
     return db
-
-
-def cache_dir() -> Path | None:
-    """crashdoc's cache directory: `$CRASHDOC_CACHE`, else `$XDG_CACHE_HOME/crashdoc`, else `~/.cache/crashdoc`;
-    None when `CRASHDOC_CACHE` is `off` (or empty, `0`, `no`): no cache, everything built at every start."""
-    env = os.environ.get("CRASHDOC_CACHE")
-    if env is not None and env.strip().lower() in ("", "0", "off", "no", "none"):
-        return None
-    if env:
-        return Path(env).expanduser()
-    return Path(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")) / "crashdoc"
 
 
 KEEP = 8

@@ -27,7 +27,7 @@ class Phase:
 @lru_cache(maxsize=1)
 def load_document() -> dict[str, Any]:
     """data/phases.yaml as data: phases (lines, frames, and the watch's extras) and engines."""
-    data = load_yaml(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"))
+    data = load_yaml(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"), cache=True)
     return data if isinstance(data, dict) else {}
 
 

@@ -38,7 +38,7 @@ def patterns() -> tuple[Pattern, ...]:
     """The patterns shipped in data/redact.yaml, in the order they apply."""
     from importlib.resources import files
 
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"))
+    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
     out = []
     for p in doc["patterns"]:
         flags = re.IGNORECASE if p.get("ignore_case") else 0
@@ -52,7 +52,7 @@ def secret_flags() -> re.Pattern[str]:
     """A command-line flag whose next argument is a secret (`--api-key`, `--hf-token` ...)."""
     from importlib.resources import files
 
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"))
+    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
     return re.compile(doc["secret_flags"], re.IGNORECASE)
 
 
@@ -167,7 +167,7 @@ def host_rules() -> HostRules:
     """The `hosts` part of data/redact.yaml."""
     from importlib.resources import files
 
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"))["hosts"]
+    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)["hosts"]
     examples = tuple((str(e["text"]), tuple(str(h) for h in e.get("hosts") or ())) for e in doc.get("examples") or ())
     return HostRules(frozenset(str(k).lower() for k in doc["keep"]), examples)
 

@@ -1,0 +1,60 @@
+"""Start-up (issue 12): `crashdoc diagnose` of a one-line file, from a warm cache, loads only what a file's
+diagnosis needs. The guard is on behaviour, not time: which modules a real process imported, and that the data
+it read back from the cache gives the same report as a start that parses everything (bench/bench_startup.py
+measures the CPU seconds)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0\n"
+
+_PROBE = """
+import contextlib, io, json, sys
+from crashdoc.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    status = main(sys.argv[1:])
+print(json.dumps({"status": status, "report": json.loads(out.getvalue()), "modules": sorted(sys.modules)}))
+"""
+
+NOT_FOR_A_FILE = (
+    "yaml", "packaging", "rich", "jsonschema",  # parsers and renderers a cached start or a JSON report never needs
+    "crashdoc.kb.schema", "crashdoc.kb.redos",  # rule validation: the rules come from the cache
+    "crashdoc.sources.container", "crashdoc.transport", "subprocess",  # hosts, units and containers
+    "crashdoc.envdoctor", "crashdoc.fleet", "crashdoc.history", "crashdoc.evaluate", "crashdoc.investigate.unit",
+)
+
+
+def _diagnose(log: Path, cache: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CRASHDOC_RULES", "PYTHONDONTWRITEBYTECODE")}
+    env["CRASHDOC_CACHE"] = cache
+    p = subprocess.run([sys.executable, "-c", _PROBE, "diagnose", str(log), "--format", "json"], env=env,
+                       capture_output=True, text=True, timeout=600, check=False)
+    assert p.returncode == 0, p.stderr
+    result: dict[str, object] = json.loads(p.stdout.splitlines()[-1])
+    return result
+
+
+def test_a_warm_start_imports_only_what_a_file_needs(tmp_path: Path) -> None:
+    log = tmp_path / "one.log"
+    log.write_text(LINE)
+    cache = str(tmp_path / "cache")
+    cold = _diagnose(log, cache)
+    warm = _diagnose(log, cache)
+    off = _diagnose(log, "off")
+    modules = warm["modules"]
+    assert isinstance(modules, list)
+    loaded = [m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_FOR_A_FILE)]
+    assert loaded == [], f"a warm start of a file's diagnosis imported {loaded}"
+    assert "yaml" in cold["modules"]  # type: ignore[operator]  # the cold start did parse: the probe sees imports
+    for run in (cold, warm, off):
+        assert run["status"] == 0
+        report = run["report"]
+        assert isinstance(report, dict)
+        assert report["root_cause"]["rule"] == "cuda-out-of-memory"
+    assert warm["report"] == off["report"] == cold["report"]
