@@ -79,6 +79,9 @@ class Scanner:
             classes.append(rule)
         self.classes = classes
         self.block_classes = block
+        markers = len(block) - len(self.literal_rules)
+        self.quiet_classes = {i: c.drop_levels for i, c in enumerate(block[:markers]) if c.drop_levels and not c.strict}
+        """Block classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
         self.matcher = Matcher(block, self.stats, use_hyperscan)
         """The block pass: the marker classes, then one class per rule literal."""
         self.block_size = block_size
@@ -245,6 +248,7 @@ class Scanner:
         tried: dict[int, int] = {}
         tried_literals: set[tuple[int, int]] = set()
         level: tuple[str | None, int] | None = None
+        line: bytes | None = None
         for pos, ci in hits:
             if last_line_start <= pos < line_end:
                 start = last_line_start
@@ -253,13 +257,16 @@ class Scanner:
                 start = max(start, lo)
                 line_end = block.find(b"\n", pos, hi)
                 line_end = hi if line_end < 0 else line_end
-                last_line_start, level = start, None
+                last_line_start, level, line = start, None, None
+            if level is not None and level[0] in self.quiet_classes.get(ci, ()) and pos - start >= level[1]:
+                continue  # a hit after a level field its class refuses (what `passes` says, without the call)
             if ci >= self.rule_index >= 0:  # a rule's literal: the rules that contain it decide, on this line only
                 if masks.get(start, 0) >> self.rule_index & 1 or (start, ci) in tried_literals:
                     continue
                 tried_literals.add((start, ci))
                 hit = ci
-                line = block[start:min(line_end, start + MAX_LINE)]
+                if line is None:
+                    line = block[start:min(line_end, start + MAX_LINE)]
                 if level is None:
                     level = line_level(line)
                 ci = self.rule_index
@@ -277,7 +284,8 @@ class Scanner:
                 tried[start] = seen | bit
                 cls = self.classes[ci]
                 if cls.drop_levels or cls.drop_quoted or cls.strict:  # the strict check, before anything is decoded (parse/markers.py)
-                    line = block[start:min(line_end, start + MAX_LINE)]
+                    if line is None:
+                        line = block[start:min(line_end, start + MAX_LINE)]
                     if level is None:
                         level = line_level(line)
                     if not passes(cls, line, pos - start, level):
