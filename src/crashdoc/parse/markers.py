@@ -208,6 +208,25 @@ def _strict_boundary() -> re.Pattern[bytes]:
     return re.compile("|".join(f"(?:{p})" for p in (banners, *phases, connected)).encode())
 
 
+@cache
+def _strict_literals() -> re.Pattern[bytes] | None:
+    """Strings one of which every strict boundary line's head holds (parse/literals.py), as one regex: a quick no
+    before the full one, whose lookahead and classes make every position of the head cost more."""
+    from crashdoc.parse.literals import necessary_literals
+
+    lits = necessary_literals(_strict_boundary().pattern.decode())
+    if lits is None or lits.caseless:
+        return None
+    return re.compile(b"|".join(re.escape(s.encode()) for s in sorted(lits.strings, key=len, reverse=True)))
+
+
+def _boundary_head(head: bytes) -> bool:
+    lits = _strict_literals()
+    if lits is not None and lits.search(head) is None:
+        return False
+    return _strict_boundary().search(head) is not None
+
+
 def strict_boundary(line: bytes) -> bool:
     """True for a boundary hit's line that the attempt tracker or the phase table reads: a systemd record, or a
     banner or phase line (looked for in the line's head only: a prompt quoting one is not one)."""
@@ -216,9 +235,9 @@ def strict_boundary(line: bytes) -> bool:
             return True
         m = _MESSAGE_KEY.search(line)
         lo = m.end() if m is not None else 0
-        return _strict_boundary().search(line[lo:lo + HEAD]) is not None
+        return _boundary_head(line[lo:lo + HEAD])
     head = line[:HEAD]
-    return _SYSTEMD.search(head) is not None or _strict_boundary().search(head) is not None
+    return _SYSTEMD.search(head) is not None or _boundary_head(head)
 
 
 _QUOTED = re.compile(rb"""(?::|=) ?\\?['"]""")

@@ -7,15 +7,21 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from crashdoc.parse.literals import necessary_literals
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
-from crashdoc.parse.matcher import Matcher, ScanStats
+from crashdoc.parse.matcher import Matcher, ScanStats, cache_dir
 from crashdoc.parse.repair import repair
 
 BLOCK = 8 << 20
@@ -55,11 +61,29 @@ class Scanner:
         """`extra_patterns` (knowledge-base regexes) are hot with a short after-context."""
         self.stats = ScanStats()
         classes = list(CLASSES)
-        if extra_patterns:
-            classes.append(MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED))
         classes.extend(c for c in extra_classes if c.patterns)
+        self.rule_matcher: Matcher | None = None
+        """The knowledge base's regexes, run only on the lines where one of their necessary literals occurs
+        (parse/literals.py): hundreds of regexes over every byte cost ten times the markers' pass."""
+        self.rule_index = -1
+        block = list(classes)
+        self.literal_rules: list[tuple[str, ...]] = []
+        """For each rule literal of the block pass (block class rule_index + i), the rule patterns that contain it."""
+        if extra_patterns:
+            rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
+            self.rule_index = len(classes)
+            self.rule_matcher = Matcher([rule], self.stats, use_hyperscan)
+            for lit, pats in prefilter_patterns(extra_patterns):
+                block.append(MarkerClass("rule", (lit,), before=1, after=6))
+                self.literal_rules.append(tuple(pats))
+            classes.append(rule)
         self.classes = classes
-        self.matcher = Matcher(classes, self.stats, use_hyperscan)
+        self.block_classes = block
+        markers = len(block) - len(self.literal_rules)
+        self.quiet_classes = {i: c.drop_levels for i, c in enumerate(block[:markers]) if c.drop_levels and not c.strict}
+        """Block classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
+        self.matcher = Matcher(block, self.stats, use_hyperscan)
+        """The block pass: the marker classes, then one class per rule literal."""
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
@@ -162,7 +186,11 @@ class Scanner:
         for item in self._block_lines(data, lo, hi, hits, st):
             self.stats.selected += 1
             st.last_emitted = item.lineno
-            yield item
+            if self.rule_index < 0 or item.mask >> self.rule_index & 1:
+                yield item
+                continue
+            rule = self._rule_bit(item.data)  # a context line a rule knows
+            yield HotLine(item.lineno, item.data, item.mask | rule) if rule else item
         st.lineno += _count_lines(data, lo, hi)
         st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
@@ -171,7 +199,31 @@ class Scanner:
         m = 0
         for _, ci in self.matcher.hits(data):
             m |= 1 << ci
+        if self.rule_matcher is not None and self.rule_matcher.hits(data):
+            m |= 1 << self.rule_index
         return m
+
+    def _literal_confirms(self, i: int, line: bytes, level: tuple[str | None, int]) -> bool:
+        """Whether a rule pattern containing rule literal i matches the line and passes the rule class's check."""
+        cls = self.classes[self.rule_index]
+        for p in self.literal_rules[i]:
+            m = _compiled_rule(p).search(line)
+            if m is not None and passes(cls, line, max(m.end() - 1, 0), level):
+                return True
+        return False
+
+    def _rule_bit(self, line: bytes) -> int:
+        """The rule class's bit when a knowledge-base regex matches the selected line (and passes its check)."""
+        if self.rule_matcher is None:
+            return 0
+        found = self.rule_matcher.hits(line)
+        if not found:
+            return 0
+        cls = self.classes[self.rule_index]
+        level = line_level(line)
+        if any(passes(cls, line, pos, level) for pos, _ in found):
+            return 1 << self.rule_index
+        return 0
 
     def class_bit(self, name: str) -> int:
         """The mask bit of a marker class (0 when there is no such class)."""
@@ -194,7 +246,9 @@ class Scanner:
         last_line_start, line_end = -1, -1
         masks: dict[int, int] = {}
         tried: dict[int, int] = {}
+        tried_literals: set[tuple[int, int]] = set()
         level: tuple[str | None, int] | None = None
+        line: bytes | None = None
         for pos, ci in hits:
             if last_line_start <= pos < line_end:
                 start = last_line_start
@@ -203,19 +257,39 @@ class Scanner:
                 start = max(start, lo)
                 line_end = block.find(b"\n", pos, hi)
                 line_end = hi if line_end < 0 else line_end
-                last_line_start, level = start, None
-            bit = 1 << ci
-            seen = tried.get(start, 0)
-            if seen & bit:
-                continue  # this class already opened its window on this line (or was refused on it)
-            tried[start] = seen | bit
-            cls = self.classes[ci]
-            if cls.drop_levels or cls.drop_quoted or cls.strict:  # the strict check, before anything is decoded (parse/markers.py)
-                line = block[start:min(line_end, start + MAX_LINE)]
+                last_line_start, level, line = start, None, None
+            if level is not None and level[0] in self.quiet_classes.get(ci, ()) and pos - start >= level[1]:
+                continue  # a hit after a level field its class refuses (what `passes` says, without the call)
+            if ci >= self.rule_index >= 0:  # a rule's literal: the rules that contain it decide, on this line only
+                if masks.get(start, 0) >> self.rule_index & 1 or (start, ci) in tried_literals:
+                    continue
+                tried_literals.add((start, ci))
+                hit = ci
+                if line is None:
+                    line = block[start:min(line_end, start + MAX_LINE)]
                 if level is None:
                     level = line_level(line)
-                if not passes(cls, line, pos - start, level):
+                ci = self.rule_index
+                cls = self.classes[ci]
+                # NOTE: a match ends at or after its literal, and the check only gets stricter further right: a
+                # literal that fails it (a quoted prompt in an INFO line) cannot give a match that passes
+                if not passes(cls, line, pos - start, level) or not self._literal_confirms(hit - ci, line, level):
                     continue
+                bit = 1 << ci
+            else:
+                bit = 1 << ci
+                seen = tried.get(start, 0)
+                if seen & bit:
+                    continue  # this class already opened its window on this line (or was refused on it)
+                tried[start] = seen | bit
+                cls = self.classes[ci]
+                if cls.drop_levels or cls.drop_quoted or cls.strict:  # the strict check, before anything is decoded (parse/markers.py)
+                    if line is None:
+                        line = block[start:min(line_end, start + MAX_LINE)]
+                    if level is None:
+                        level = line_level(line)
+                    if not passes(cls, line, pos - start, level):
+                        continue
             masks[start] = masks.get(start, 0) | bit
             wstart, short = _back_lines(block, start, cls.before, lo)
             if not windows and wstart == lo:
@@ -245,6 +319,60 @@ class Scanner:
                 offset += len(data) + 1
             counted_to = wend
         st.pending = owed if windows and windows[-1][1] >= hi else 0
+
+
+def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The block pass's stand-ins for `patterns`, each with the patterns it stands for: their necessary literals
+    (`(?i)` for a caseless set), and a pattern itself where it has no literal of MIN_LEN characters
+    (parse/literals.py). Kept on disk beside the hyperscan databases (the analysis costs a few hundred ms)."""
+    key = hashlib.sha256(repr((LITERALS_VERSION, tuple(patterns))).encode()).hexdigest()[:24]
+    d = cache_dir()
+    path = d / f"literals-{key}.json" if d is not None else None
+    if path is not None:
+        try:
+            return [(lit, pats) for lit, pats in json.loads(path.read_text())]
+        except (OSError, ValueError, TypeError):
+            pass
+    out = _prefilter_patterns(patterns)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(out))
+            os.replace(tmp, path)
+            for old in sorted(path.parent.glob("literals-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[8:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            pass  # a read-only home: analysed at every start
+    return out
+
+
+LITERALS_VERSION = 1
+"""Bump when parse/literals.py changes what it finds (the cache key)."""
+
+
+def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
+    out: dict[str, list[str]] = {}
+    for p in patterns:
+        lits = necessary_literals(p)
+        if lits is None:
+            out.setdefault(p, []).append(p)
+            continue
+        for s in sorted(lits.strings):
+            out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
+    return list(out.items())
+
+
+@functools.cache
+def _compiled_rule(pattern: str) -> re.Pattern[bytes]:
+    """A rule's scanner pattern for Python: on bytes, where `\\w`, `\\b` and `(?i)` are ASCII as in hyperscan."""
+    return re.compile(pattern.encode())
+
+
+def _hs_literal(s: str) -> str:
+    """A literal string as a pattern both hyperscan and Python read the same way (bytes outside [A-Za-z0-9_]
+    as \\xHH)."""
+    return "".join(chr(b) if chr(b).isalnum() and b < 128 or b == 95 else f"\\x{b:02x}" for b in s.encode())
 
 
 class _State:

@@ -1,0 +1,81 @@
+"""Necessary literals (parse/literals.py): every match of a pattern holds one of its literals, so the block
+scanner's literal pass never misses a line a rule regex matches."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from crashdoc.kb import KnowledgeBase
+from crashdoc.kb.scan import to_scan_pattern
+from crashdoc.parse.literals import MIN_LEN, necessary_literals
+from crashdoc.parse.scan import Scanner
+
+
+def _holds(lits: object, text: str) -> bool:
+    strings = lits.strings  # type: ignore[attr-defined]
+    hay = text.lower() if lits.caseless else text  # type: ignore[attr-defined]
+    return any(s in hay for s in strings)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"\b(?:[Ff]ailed|[Uu]nable) to (?:send|recv|sync)\b", "NCCL: Unable to sync with peer"),
+        (r"(?:Ray)?WorkerProc failed[.:]", "WorkerProc failed: rank 3"),
+        (r"(?i)exit(?:ed with)? (?:code|status)[:= ]*137\b", "Process EXITED WITH STATUS 137"),
+        (r"CUDA out of memory\. Tried to allocate ([\d.]+) GiB", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 7.50 GiB"),
+        (r"[Nn]o (?:GPU|CUDA devices?) (?:found|detected)", "RuntimeError: No CUDA device detected"),
+        (r"x{3}y{2}zzz", "..xxxyyzzz.."),
+    ],
+)
+def test_every_match_holds_a_literal(pattern: str, text: str) -> None:
+    m = re.search(pattern, text)
+    assert m is not None
+    lits = necessary_literals(pattern)
+    assert lits is not None and lits.shortest >= MIN_LEN
+    assert _holds(lits, m.group(0))
+
+
+def test_patterns_without_a_usable_literal_have_none() -> None:
+    assert necessary_literals(r"\w+: \d+") is None
+    assert necessary_literals(r"[A-Z]{3}") is None
+    assert necessary_literals(r"ab(?:c|)") is None  # "ab" is the longest certain run: too short
+
+
+def test_common_words_are_a_last_resort() -> None:
+    lits = necessary_literals(r"\b(?:[Pp]lease|[Tt]ry) (?:set|use) (VLLM_\w+|SGLANG_\w+)")
+    assert lits is not None and lits.strings == frozenset({"VLLM_", "SGLANG_"})
+
+
+def test_rule_examples_hold_their_rules_literals() -> None:
+    """On every rule's own match examples, a line its scanner pattern matches holds one of the pattern's literals
+    (the literal pass is a prefilter: it may say maybe, never no)."""
+    kb = KnowledgeBase.load()
+    checked = 0
+    for rule in kb.rules:
+        for rx in rule.regexes:
+            p = to_scan_pattern(rx, rule.ignore_case)
+            lits = necessary_literals(p) if p else None
+            if p is None or lits is None:
+                continue
+            crx = re.compile(p.encode())
+            for ex in rule.examples:
+                for line in ex.log.encode().splitlines():
+                    m = crx.search(line)
+                    if m is None:
+                        continue
+                    checked += 1
+                    assert _holds(lits, m.group(0).decode("utf-8", "replace")), (rule.id, p, line)
+    assert checked > 300
+
+
+def test_scanner_finds_a_rule_only_line_through_its_literal() -> None:
+    """A line no marker matches is still hot when a rule regex matches it (its literal is in the block pass)."""
+    line = b"The memory capacity is unbalanced. Some GPUs may be occupied by other processes."
+    sc = Scanner(extra_patterns=(r"The memory capacity is unbalanced\.",))
+    import io
+
+    hot = list(sc.lines(io.BytesIO(b"INFO starting\n" * 50 + line + b"\n" + b"INFO serving\n" * 50)))
+    assert [h.lineno for h in hot if h.mask & sc.class_bit("rule")] == [51]
