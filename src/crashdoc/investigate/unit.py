@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import heapq
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import crashdoc.investigate as investigate
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
@@ -17,9 +17,10 @@ from crashdoc.investigate.unit_section import unit_section
 from crashdoc.model import Attempt, Diagnosis, Skipped
 from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, windows
 from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
-from crashdoc.sources.interface import RecordStream
+from crashdoc.sources.interface import StreamSource
 from crashdoc.sources.interpreter import PYTHON
 from crashdoc.sources.journal_access import check_access, journal_skipped, verify_copies
+from crashdoc.sources.journal_stream import AttemptStream, Spans
 from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
 from crashdoc.sources.unit import UnitState, describe_exit, normalize_unit, read_unit_state, systemd_version
 from crashdoc.transport import Runner
@@ -134,14 +135,17 @@ def diagnose_unit(
             state=now,
         )
 
-    kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
-    seen = _Spans(chosen)
-    records = heapq.merge(journal.attempt_records([r.invocation_id for r in chosen]), kernel, key=lambda r: r.usec)
-    diag = investigate.run(RecordStream(source, seen.track(records, {r.cursor for r in kernel if r.cursor})), kb=kb)
+    kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, spliced in by time
+    spans = Spans(frozenset(r.invocation_id.encode() for r in chosen))
+    ordered = sorted(chosen, key=lambda r: r.first_usec)  # reading begins before the oldest one's first record
+    stream = AttemptStream(journal.attempt_blocks([r.invocation_id for r in ordered], start_cursors(scan, ordered)),
+                           kernel, spans)
+    diag = investigate.run(StreamSource(source, lambda: nullcontext(cast(BinaryIO, stream))), kb=kb)
     diag = replace(diag, bytes_read=journal.bytes_read)
+    count = _widen(chosen, spans)
     for run in chosen:
         if not run.start_seen:
-            reason = _missing_start(journal, run, seen.count.get(run.invocation_id, 0))
+            reason = _missing_start(journal, run, count.get(run.invocation_id, 0))
             skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
             notes.append(reason)
     diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
@@ -158,32 +162,37 @@ def diagnose_unit(
     )
 
 
-class _Spans:
-    """Watches the records stream past: each attempt's first and last record time and its record count, and
-    kernel records that the attempts' own query returned as well (their copy is dropped)."""
+def start_cursors(scan: Sequence[Record], runs: Sequence[Run]) -> dict[str, str]:
+    """Where reading each run's records can begin: the cursor of systemd's record about the unit just before the
+    run's first one (an id-less `Starting` record, or the previous attempt's last). The run's own output is not
+    older (a Type=notify service prints before its `Started` record, never before the record ahead of it). A run
+    whose first record opens the scan, or is not in it, gets none (it is read from the journal's beginning)."""
+    ids = {r.invocation_id for r in runs}
+    out: dict[str, str] = {}
+    seen: set[str] = set()
+    previous: str | None = None
+    for rec in scan:
+        inv = rec.get("INVOCATION_ID")
+        if inv in ids and inv not in seen:
+            seen.add(inv)
+            if previous is not None:
+                out[inv] = previous
+        previous = rec.cursor
+    return out
 
-    def __init__(self, runs: Sequence[Run]) -> None:
-        self.runs = {r.invocation_id: r for r in runs}
-        self.count: dict[str, int] = {}
 
-    def track(self, records: Iterable[Record], kernel_cursors: set[str]) -> Iterator[dict[str, Any]]:
-        """The records' fields, in order, without duplicates."""
-        yielded: set[str] = set()
-        for rec in records:
-            cursor = rec.cursor
-            if cursor is not None and cursor in kernel_cursors:
-                if cursor in yielded:
-                    continue
-                yielded.add(cursor)
-            for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
-                run = self.runs.get(rec.get(key) or "")
-                if run is not None:
-                    t = rec.usec
-                    run.first_usec = min(run.first_usec or t, t)
-                    run.last_usec = max(run.last_usec, t)
-                    self.count[run.invocation_id] = self.count.get(run.invocation_id, 0) + 1
-                    break
-            yield rec.fields
+def _widen(runs: Sequence[Run], spans: Spans) -> dict[str, int]:
+    """Widen each run to the first and last of its records that streamed past (its own output may begin before
+    systemd's first record about it, or outlast its last); returns the records counted per invocation."""
+    count: dict[str, int] = {}
+    for run in runs:
+        span = spans.spans.get(run.invocation_id)
+        if span is None:
+            continue
+        run.first_usec = min(run.first_usec or span.first_usec, span.first_usec)
+        run.last_usec = max(run.last_usec, span.last_usec)
+        count[run.invocation_id] = span.records
+    return count
 
 
 def choose_runs(runs: Sequence[Run], wanted: int) -> tuple[list[Run], Run | None]:

@@ -4,7 +4,8 @@ the failing attempts whole (by invocation id), and the kernel's records in the s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import re
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,13 @@ RECORD_FIELDS = (
 RECORDS_PER_ATTEMPT = 40
 #: at most this many kernel records per time window
 KERNEL_MAX = 2000
+#: bytes per block of a streamed answer (the block scanner reads 8 MB at a time)
+BLOCK = 1 << 20
+#: records per journalctl call when an attempt is read in slices (the first slice; then sized to SLICE_BYTES)
+SLICE_RECORDS = 50_000
+SLICE_MIN = 1000
+#: bytes of JSON per slice: journalctl's own memory follows the journal it walks, about as much again
+SLICE_BYTES = 48 << 20
 #: journalctl's stderr lines kept as warnings
 MAX_WARNINGS = 20
 
@@ -142,25 +150,52 @@ class Journal:
 
         The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
         """
+        blocks = self.stream_blocks(matches, purpose=purpose, fields=fields)
+        try:
+            for block in blocks:
+                for line in block.split(b"\n"):
+                    rec = _record(line)
+                    if rec is not None:
+                        yield rec
+        finally:
+            blocks.close()  # stopped early (a ready line found): journalctl ends on the closed pipe
+
+    def stream_blocks(self, matches: Sequence[str], *, purpose: str, fields: Sequence[str] | None = None,
+                      size: int = BLOCK) -> Generator[bytes, None, None]:
+        """journalctl's JSON output as it is written, in blocks of whole lines of about `size` bytes, undecoded:
+        for the block scanner, which decodes only the records it selects (raw-scan-first).
+
+        The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
+        """
         argv, extra = self._argv(matches, fields)
         run = self.runner.stream(argv)
-        size = count = 0
+        total = count = have = 0
+        buf: list[bytes] = []
         try:
             for line in run.lines:
-                size += len(line)
-                rec = _record(line)
-                if rec is not None:
-                    count += 1
-                    yield rec
+                total += len(line)
+                if not line.startswith(b"{"):  # `-- No entries --` and the like
+                    continue
+                buf.append(line)
+                have += len(line)
+                count += 1
+                if have >= size:
+                    block = b"".join(buf)
+                    buf, have = [], 0
+                    yield block
+            if buf:
+                block = b"".join(buf)
+                buf = []
+                yield block if block.endswith(b"\n") else block + b"\n"
         finally:
             res = run.result()
         if not res.ok and extra and unknown_option(res) and count == 0:
             self._output_fields = False
-            yield from self.stream(matches, purpose=purpose, fields=None)
+            yield from self.stream_blocks(matches, purpose=purpose, fields=None, size=size)
             return
         self._check(res)
         self._warnings(res)
-        self.queries.append(QueryLog(self.runner.describe(argv), purpose, size, count, res.seconds))
+        self.queries.append(QueryLog(self.runner.describe(argv), purpose, total, count, res.seconds))
 
     def _warnings(self, res: CommandResult) -> None:
         for line in res.stderr.decode("utf-8", "replace").splitlines():
@@ -227,21 +262,56 @@ class Journal:
         return self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"],
                           purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
 
-    def attempt_records(self, ids: Sequence[str]) -> Iterator[Record]:
-        """Every record of the given invocations, streamed in journal order: the service's own (from its first
-        line) and systemd's about it."""
+    def attempt_blocks(self, ids: Sequence[str], starts: Mapping[str, str] | None = None) -> Iterator[bytes]:
+        """Every record of the given invocations (oldest first) as journalctl's JSON lines, streamed in journal
+        order and in blocks (stream_blocks): the service's own (from its first line) and systemd's about it.
+
+        `starts`: the cursor of systemd's first record about an invocation whose start is in the journal; from
+        there the answer is read in slices (`sliced_blocks`), so no journalctl call maps the whole journal.
+        """
         if not ids:
             return
+        starts = starts or {}
         if self.version is not None and self.version >= 257:
             for inv in ids:  # the runs are oldest first, so the answers follow each other in time
-                yield from self.stream([f"--invocation={inv}"], purpose=f"attempt {inv}", fields=RECORD_FIELDS)
+                yield from self.sliced_blocks([f"--invocation={inv}"], starts.get(inv), purpose=f"attempt {inv}",
+                                              fields=RECORD_FIELDS)
             return
         matches: list[str] = []
         for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
             if matches:
                 matches.append("+")
             matches += [f"{key}={inv}" for inv in ids]
-        yield from self.stream(matches, purpose=f"{len(ids)} attempt(s) by invocation id", fields=RECORD_FIELDS)
+        yield from self.sliced_blocks(matches, starts.get(ids[0]), purpose=f"{len(ids)} attempt(s) by invocation id",
+                                      fields=RECORD_FIELDS)
+
+    def sliced_blocks(self, matches: Sequence[str], start: str | None, *, purpose: str,
+                      fields: Sequence[str] | None = None) -> Iterator[bytes]:
+        """stream_blocks of a long answer in slices: `--cursor=START --lines=N`, then `--after-cursor=LAST
+        --lines=N` from the last record of each slice, until a slice comes back short (`start` None: in one call).
+
+        journalctl maps the journal files it walks and keeps them mapped until it exits, so one call over a long
+        attempt holds hundreds of MB; a slice holds about SLICE_BYTES. (`--lines=N` after a cursor is the next N
+        records in every systemd version; `--since` with `--lines` is the oldest N before 255, the newest after.)
+        """
+        if start is None:
+            yield from self.stream_blocks(matches, purpose=purpose, fields=fields)
+            return
+        where, n = f"--cursor={start}", SLICE_RECORDS
+        last: str | None = None
+        while True:
+            previous, last = last, None
+            before = len(self.queries)
+            for block in self.stream_blocks([*matches, where, f"--lines={n}"], purpose=purpose, fields=fields):
+                last = last_cursor(block) or last
+                yield block
+            done = self.queries[before:]
+            got = sum(q.records for q in done)
+            if got < n or last is None or last == previous:
+                return
+            size = sum(q.bytes for q in done)
+            where = f"--after-cursor={last}"
+            n = max(SLICE_MIN, min(SLICE_RECORDS * 4, SLICE_BYTES * got // max(size, 1)))
 
     def kernel_records(self, unit: str, spans: Iterable[tuple[int, int]]) -> list[Record]:
         """Kernel records (OOM killer, NVRM Xid, segfaults) and the unit's core dumps within the windows."""
@@ -283,6 +353,16 @@ def _record(line: bytes) -> Record | None:
     except ValueError:
         return None
     return Record(fields) if isinstance(fields, dict) else None
+
+
+_CURSOR = re.compile(rb'"__CURSOR" ?: ?"([^"\\]+)"')
+
+
+def last_cursor(block: bytes) -> str | None:
+    """The cursor of the last record in a block of whole JSON lines (None when it has none)."""
+    start = block.rfind(b"\n", 0, len(block) - 1) + 1
+    m = _CURSOR.search(block, start)
+    return m.group(1).decode("ascii", "replace") if m else None
 
 
 def parse_records(data: bytes) -> Iterable[Record]:
