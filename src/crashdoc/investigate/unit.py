@@ -137,9 +137,9 @@ def diagnose_unit(
 
     kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, spliced in by time
     spans = Spans(frozenset(r.invocation_id.encode() for r in chosen))
-    ordered = sorted(chosen, key=lambda r: r.first_usec)  # reading begins before the oldest one's first record
-    stream = AttemptStream(journal.attempt_blocks([r.invocation_id for r in ordered], start_cursors(scan, ordered)),
-                           kernel, spans)
+    ordered = sorted(chosen, key=lambda r: r.first_usec)
+    blocks = journal.attempt_blocks([r.invocation_id for r in ordered], {r.invocation_id: r.first_usec for r in ordered})
+    stream = AttemptStream(blocks, kernel, spans)
     diag = investigate.run(StreamSource(source, lambda: nullcontext(cast(BinaryIO, stream))), kb=kb)
     diag = replace(diag, bytes_read=journal.bytes_read)
     count = _widen(chosen, spans)
@@ -160,25 +160,6 @@ def diagnose_unit(
         sections=(section, *diag.sections),
         skipped=(*diag.skipped, *skipped, *journal_skipped(damaged, journal.warnings)),
     )
-
-
-def start_cursors(scan: Sequence[Record], runs: Sequence[Run]) -> dict[str, str]:
-    """Where reading each run's records can begin: the cursor of systemd's record about the unit just before the
-    run's first one (an id-less `Starting` record, or the previous attempt's last). The run's own output is not
-    older (a Type=notify service prints before its `Started` record, never before the record ahead of it). A run
-    whose first record opens the scan, or is not in it, gets none (it is read from the journal's beginning)."""
-    ids = {r.invocation_id for r in runs}
-    out: dict[str, str] = {}
-    seen: set[str] = set()
-    previous: str | None = None
-    for rec in scan:
-        inv = rec.get("INVOCATION_ID")
-        if inv in ids and inv not in seen:
-            seen.add(inv)
-            if previous is not None:
-                out[inv] = previous
-        previous = rec.cursor
-    return out
 
 
 def _widen(runs: Sequence[Run], spans: Spans) -> dict[str, int]:

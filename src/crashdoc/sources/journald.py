@@ -262,19 +262,19 @@ class Journal:
         return self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"],
                           purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
 
-    def attempt_blocks(self, ids: Sequence[str], starts: Mapping[str, str] | None = None) -> Iterator[bytes]:
+    def attempt_blocks(self, ids: Sequence[str], firsts: Mapping[str, int] | None = None) -> Iterator[bytes]:
         """Every record of the given invocations (oldest first) as journalctl's JSON lines, streamed in journal
         order and in blocks (stream_blocks): the service's own (from its first line) and systemd's about it.
 
-        `starts`: the cursor of systemd's first record about an invocation whose start is in the journal; from
-        there the answer is read in slices (`sliced_blocks`), so no journalctl call maps the whole journal.
+        `firsts`: the time of systemd's first record about an invocation; from there on the answer is read in
+        slices (`sliced_blocks`), so that no journalctl call maps the whole journal.
         """
         if not ids:
             return
-        starts = starts or {}
+        firsts = firsts or {}
         if self.version is not None and self.version >= 257:
             for inv in ids:  # the runs are oldest first, so the answers follow each other in time
-                yield from self.sliced_blocks([f"--invocation={inv}"], starts.get(inv), purpose=f"attempt {inv}",
+                yield from self.sliced_blocks([f"--invocation={inv}"], firsts.get(inv), purpose=f"attempt {inv}",
                                               fields=RECORD_FIELDS)
             return
         matches: list[str] = []
@@ -282,36 +282,40 @@ class Journal:
             if matches:
                 matches.append("+")
             matches += [f"{key}={inv}" for inv in ids]
-        yield from self.sliced_blocks(matches, starts.get(ids[0]), purpose=f"{len(ids)} attempt(s) by invocation id",
+        yield from self.sliced_blocks(matches, firsts.get(ids[0]), purpose=f"{len(ids)} attempt(s) by invocation id",
                                       fields=RECORD_FIELDS)
 
-    def sliced_blocks(self, matches: Sequence[str], start: str | None, *, purpose: str,
+    def sliced_blocks(self, matches: Sequence[str], first_usec: int | None, *, purpose: str,
                       fields: Sequence[str] | None = None) -> Iterator[bytes]:
-        """stream_blocks of a long answer in slices: `--cursor=START --lines=N`, then `--after-cursor=LAST
-        --lines=N` from the last record of each slice, until a slice comes back short (`start` None: in one call).
+        """stream_blocks of a long answer in slices: the records up to `first_usec` (`--until`: systemd's first
+        record about the attempt, and whatever the service printed before it), then `--after-cursor=LAST
+        --lines=N` from the last record of each slice until one comes back short (`first_usec` None: one call).
 
         journalctl maps the journal files it walks and keeps them mapped until it exits, so one call over a long
         attempt holds hundreds of MB; a slice holds about SLICE_BYTES. (`--lines=N` after a cursor is the next N
         records in every systemd version; `--since` with `--lines` is the oldest N before 255, the newest after.)
         """
-        if start is None:
+        if not first_usec:
             yield from self.stream_blocks(matches, purpose=purpose, fields=fields)
             return
-        where, n = f"--cursor={start}", SLICE_RECORDS
+        where, n = [f"--until={at(first_usec)}"], SLICE_RECORDS
         last: str | None = None
         while True:
-            previous, last = last, None
+            previous = last
             before = len(self.queries)
-            for block in self.stream_blocks([*matches, where, f"--lines={n}"], purpose=purpose, fields=fields):
+            for block in self.stream_blocks([*matches, *where], purpose=purpose, fields=fields):
                 last = last_cursor(block) or last
                 yield block
             done = self.queries[before:]
             got = sum(q.records for q in done)
-            if got < n or last is None or last == previous:
+            if last is None:  # nothing up to the first record: read it all in one call
+                yield from self.stream_blocks(matches, purpose=purpose, fields=fields)
                 return
-            size = sum(q.bytes for q in done)
-            where = f"--after-cursor={last}"
-            n = max(SLICE_MIN, min(SLICE_RECORDS * 4, SLICE_BYTES * got // max(size, 1)))
+            if (where[0].startswith("--after-cursor=") and got < n) or last == previous:
+                return
+            if where[0].startswith("--after-cursor="):
+                n = max(SLICE_MIN, min(SLICE_RECORDS * 4, SLICE_BYTES * got // max(sum(q.bytes for q in done), 1)))
+            where = [f"--after-cursor={last}", f"--lines={n}"]
 
     def kernel_records(self, unit: str, spans: Iterable[tuple[int, int]]) -> list[Record]:
         """Kernel records (OOM killer, NVRM Xid, segfaults) and the unit's core dumps within the windows."""
