@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from crashdoc.sources.journald import Record
 
-_INVOCATION = re.compile(rb'"(?:_SYSTEMD_INVOCATION_ID|INVOCATION_ID|OBJECT_SYSTEMD_INVOCATION_ID)" ?: ?"([0-9a-fA-F]{32})"')
+#: _SYSTEMD_INVOCATION_ID, INVOCATION_ID, OBJECT_SYSTEMD_INVOCATION_ID (a literal head: the regex engine skips fast)
+_INVOCATION = re.compile(rb'INVOCATION_ID" ?: ?"([0-9a-fA-F]{32})"')
 _USEC = re.compile(rb'"__REALTIME_TIMESTAMP" ?: ?"([0-9]{1,19})"')
 #: bytes before a kernel record's place searched for the attempts' own copy of it (same time, same cursor)
 DUPLICATE_WINDOW = 64 << 10
@@ -39,37 +40,23 @@ class Span:
 
 @dataclass
 class Spans:
-    """Each invocation's span, from the invocation-id fields of the raw lines (a record counts once, for the
-    first examined invocation it names)."""
+    """Each invocation's span, from the invocation-id fields of the raw lines (a record counts once for each
+    such field naming an examined invocation: a record names one)."""
 
     ids: frozenset[bytes]
     spans: dict[str, Span] = field(default_factory=dict)
 
     def feed(self, block: bytes) -> None:
-        """Count a block of whole JSON lines."""
-        first: dict[bytes, int] = {}
-        last: dict[bytes, int] = {}
-        counted_to = -1  # end of the last line already counted
-        ids = self.ids
-        for m in _INVOCATION.finditer(block):
-            inv = m.group(1)
-            if inv not in ids:
+        """Count a block of whole JSON lines (one regex pass in C; a block holds one or two invocations)."""
+        for inv, n in Counter(_INVOCATION.findall(block)).items():
+            if inv not in self.ids:
                 continue
-            pos = m.start()
-            if pos < counted_to:
-                continue  # a second invocation field of a record already counted
-            end = block.find(b"\n", pos)
-            counted_to = len(block) if end < 0 else end
             key = inv.decode()
             span = self.spans.get(key)
             if span is None:
                 span = self.spans[key] = Span()
-            span.records += 1
-            first.setdefault(inv, pos)
-            last[inv] = pos
-        for inv, pos in first.items():
-            span = self.spans[inv.decode()]
-            t0, t1 = line_usec(block, pos), line_usec(block, last[inv])
+            span.records += n
+            t0, t1 = line_usec(block, block.find(inv)), line_usec(block, block.rfind(inv))
             span.first_usec = min(span.first_usec or t0, t0, t1)
             span.last_usec = max(span.last_usec, t0, t1)
 

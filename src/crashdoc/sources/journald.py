@@ -35,6 +35,10 @@ RECORDS_PER_ATTEMPT = 40
 KERNEL_MAX = 2000
 #: bytes per block of a streamed answer (the block scanner reads 8 MB at a time)
 BLOCK = 1 << 20
+#: fields kept for the attempts' records: RECORD_FIELDS but those a service's own record never needs (journalctl's
+#: cost grows with the fields it writes; the kernel's records come from their own query)
+ATTEMPT_FIELDS = tuple(f for f in RECORD_FIELDS if f not in ("_EXE", "_TRANSPORT", "_KERNEL_SUBSYSTEM", "_KERNEL_DEVICE"))
+
 #: records per journalctl call when an attempt is read in slices (the first slice; then sized to SLICE_BYTES)
 SLICE_RECORDS = 50_000
 SLICE_MIN = 1000
@@ -169,24 +173,30 @@ class Journal:
         """
         argv, extra = self._argv(matches, fields)
         run = self.runner.stream(argv)
+        # NOTE: a pipe (LocalRunner, SshRunner) is read in chunks: a loop over 500k lines costs more than the rest
+        read = getattr(run.lines, "read1", None)
+        pieces: Iterator[bytes] = iter(lambda: read(size), b"") if read is not None else run.lines
         total = count = have = 0
         buf: list[bytes] = []
         try:
-            for line in run.lines:
-                total += len(line)
-                if not line.startswith(b"{"):  # `-- No entries --` and the like
-                    continue
-                buf.append(line)
-                have += len(line)
-                count += 1
+            for piece in pieces:
+                total += len(piece)
+                buf.append(piece)
+                have += len(piece)
                 if have >= size:
-                    block = b"".join(buf)
-                    buf, have = [], 0
-                    yield block
-            if buf:
-                block = b"".join(buf)
-                buf = []
-                yield block if block.endswith(b"\n") else block + b"\n"
+                    data = b"".join(buf)
+                    cut = data.rfind(b"\n") + 1
+                    buf, have = ([data[cut:]], len(data) - cut) if cut < len(data) else ([], 0)
+                    block = _json_lines(data[:cut])
+                    if block:
+                        count += block.count(b"\n")
+                        yield block
+            data = b"".join(buf)
+            buf = []
+            block = _json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
+            if block:
+                count += block.count(b"\n")
+                yield block
         finally:
             res = run.result()
         if not res.ok and extra and unknown_option(res) and count == 0:
@@ -275,7 +285,7 @@ class Journal:
         if self.version is not None and self.version >= 257:
             for inv in ids:  # the runs are oldest first, so the answers follow each other in time
                 yield from self.sliced_blocks([f"--invocation={inv}"], firsts.get(inv), purpose=f"attempt {inv}",
-                                              fields=RECORD_FIELDS)
+                                              fields=ATTEMPT_FIELDS)
             return
         matches: list[str] = []
         for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
@@ -283,7 +293,7 @@ class Journal:
                 matches.append("+")
             matches += [f"{key}={inv}" for inv in ids]
         yield from self.sliced_blocks(matches, firsts.get(ids[0]), purpose=f"{len(ids)} attempt(s) by invocation id",
-                                      fields=RECORD_FIELDS)
+                                      fields=ATTEMPT_FIELDS)
 
     def sliced_blocks(self, matches: Sequence[str], first_usec: int | None, *, purpose: str,
                       fields: Sequence[str] | None = None) -> Iterator[bytes]:
@@ -367,6 +377,13 @@ def last_cursor(block: bytes) -> str | None:
     start = block.rfind(b"\n", 0, len(block) - 1) + 1
     m = _CURSOR.search(block, start)
     return m.group(1).decode("ascii", "replace") if m else None
+
+
+def _json_lines(block: bytes) -> bytes:
+    """The JSON lines of a block of whole lines (journalctl's `-- No entries --` and the like left out)."""
+    if block.count(b"\n{") + (block[:1] == b"{") == block.count(b"\n"):
+        return block
+    return b"".join(line + b"\n" for line in block.split(b"\n") if line.startswith(b"{"))
 
 
 def parse_records(data: bytes) -> Iterable[Record]:
