@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
@@ -98,7 +99,9 @@ def diagnose_unit(
             ))
 
     journal = Journal(runner, journal_args, version)
-    notes += (damaged := verify_copies(runner, journal_args, journal.where) if copied else [])  # a wrong answer ahead
+    # NOTE: verifying copied files reads every one of them: it runs beside the reading (another core); its notes
+    # (a wrong answer ahead) go first
+    verified = _background(verify_copies, runner, journal_args, journal.where) if copied else None
     limit = max(200, RECORDS_PER_ATTEMPT * wanted)
     scan = journal.unit_records(unit, since=since, limit=limit)
     runs = runs_from_records(scan) or runs_from_output(journal.output_invocations(unit, since=since, limit=limit * 50))
@@ -123,6 +126,7 @@ def diagnose_unit(
     source = _source(unit, runner, journal_args)
     if not chosen:
         now = unit_present(journal, runs, state, (), None, health)
+        notes[:0] = damaged = verified() if verified is not None else []
         section = unit_section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args,
                                now.now)
         return Diagnosis(
@@ -149,6 +153,7 @@ def diagnose_unit(
             skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
             notes.append(reason)
     diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
+    notes[:0] = damaged = verified() if verified is not None else []
     now = unit_present(journal, runs, state, diag.attempts, diag.root_cause, health)
     section = unit_section(unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes,
                            diag.attempts, journal_args, now.now)
@@ -160,6 +165,29 @@ def diagnose_unit(
         sections=(section, *diag.sections),
         skipped=(*diag.skipped, *skipped, *journal_skipped(damaged, journal.warnings)),
     )
+
+
+def _background(fn: Callable[..., list[str]], *args: Any) -> Callable[[], list[str]]:
+    """Start fn(*args) in a thread; the returned call waits for its answer (and raises what it raised)."""
+    out: list[list[str]] = []
+    err: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            out.append(fn(*args))
+        except BaseException as exc:  # handed to the caller, which reports it at the CLI
+            err.append(exc)
+
+    thread = threading.Thread(target=run, name="crashdoc-verify", daemon=True)
+    thread.start()
+
+    def wait() -> list[str]:
+        thread.join()
+        if err:
+            raise err[0]
+        return out[0]
+
+    return wait
 
 
 def _widen(runs: Sequence[Run], spans: Spans) -> dict[str, int]:
