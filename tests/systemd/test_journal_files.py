@@ -178,3 +178,70 @@ def test_json_report_carries_the_unit_section(month: tuple[JournalBuilder, Path,
     assert unit["journal_bytes"] > 0 and unit["state_source"] == "journal"
     assert [a["outcome"] for a in unit["attempts_examined"]] == ["failed"] * 6
     assert all(a["exit_status"] == "exit status 1" and a["invocation_id"] for a in data["attempts"])
+
+
+def _report(diag) -> dict:  # type: ignore[no-untyped-def]
+    """The JSON report without what says how it was read (queries, bytes)."""
+    from crashdoc.report.json import to_dict
+
+    data = json.loads(json.dumps(to_dict(diag), default=str))
+    for key in ("journal_queries", "journal_bytes"):
+        data["unit"].pop(key, None)
+    data["unit"]["lines"] = [ln for ln in data["unit"].get("lines", []) if not ln.startswith("read ")]
+    data.pop("bytes_read", None)
+    return data
+
+
+def test_attempts_read_in_slices_give_the_same_report(journal_remote: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from crashdoc.sources import journald
+
+    b = JournalBuilder()
+    t = b.boot_usec + 3600 * SECOND
+    b.other(t - SECOND, "before the unit")
+    b.systemd(t - 1000, f"Starting {b.unit} - vLLM Kimi-K2.5...", inv=None, JOB_TYPE="start")
+    ids, end = b.crash_loop(t, 4)
+    b.kernel(end - 3 * SECOND, "NVRM: Xid (PCI:0000:41:00): 79, pid=4051, GPU has fallen off the bus.")
+    path = b.write(tmp_path / "system.journal")
+    whole = _diagnose("--file", str(path))
+    monkeypatch.setattr(journald, "SLICE_RECORDS", 7)
+    monkeypatch.setattr(journald, "SLICE_MIN", 5)
+    monkeypatch.setattr(journald, "SLICE_BYTES", 3000)
+    sliced = _diagnose("--file", str(path))
+    _assert_verdict(sliced, attempts=4)
+    assert _report(sliced) == _report(whole)
+    queries = [q for q in _unit(sliced).data["journal_queries"] if "by invocation id" in q["purpose"]]
+    assert len(queries) > 3 and "--until=" in queries[0]["command"]  # up to systemd's first record, then ...
+    assert all("--after-cursor=" in q["command"] and "--lines=" in q["command"] for q in queries[1:])
+    expected = sum(1 for r in b.records if r.get("_SYSTEMD_INVOCATION_ID") in ids or r.get("INVOCATION_ID") in ids)
+    assert sum(q["records"] for q in queries) == expected  # each record once, none lost between slices
+    assert sliced.lines_read == whole.lines_read == expected + 1  # and the kernel's record, spliced in
+
+
+def test_output_before_the_started_record_is_read(journal_remote: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Type=notify service prints while it starts and systemd logs `Started` only once it is ready: the
+    attempt is read from systemd's record ahead of its first one, not from its first one."""
+    from crashdoc.sources import journald
+    from crashdoc.sources.journald import iso
+
+    b = JournalBuilder()
+    t = b.boot_usec + 3600 * SECOND
+    b.systemd(t - 1000, f"Starting {b.unit} - vLLM Kimi-K2.5...", inv=None, JOB_TYPE="start")
+    ids, t = b.crash_loop(t, 1)
+    inv, t = b.failed_attempt(t + SECOND, index=2, restart_counter=2, start_record=False)
+    first = min(int(r["__REALTIME_TIMESTAMP"]) for r in b.records if r.get("_SYSTEMD_INVOCATION_ID") == inv)
+    b.systemd(first + 30_000, f"Started {b.unit} - vLLM Kimi-K2.5.", inv=inv, JOB_TYPE="start", JOB_RESULT="done",
+              MESSAGE_ID="39f53479d3a045ac8e11786248231fbf")
+    path = b.write(tmp_path / "system.journal")
+    monkeypatch.setattr(journald, "SLICE_RECORDS", 4)
+    monkeypatch.setattr(journald, "SLICE_MIN", 3)
+    diag = _diagnose("--file", str(path))
+    _assert_verdict(diag, attempts=2)
+    own = sum(1 for r in b.records if inv in (r.get("_SYSTEMD_INVOCATION_ID"), r.get("INVOCATION_ID")))
+    queries = [q for q in _unit(diag).data["journal_queries"] if "by invocation id" in q["purpose"]]
+    assert sum(q["records"] for q in queries) == own + sum(
+        1 for r in b.records if ids[0] in (r.get("_SYSTEMD_INVOCATION_ID"), r.get("INVOCATION_ID")))
+    assert any("--after-cursor=" in q["command"] for q in queries)
+    examined = {a["invocation_id"]: a for a in _unit(diag).data["attempts_examined"]}
+    assert examined[inv]["started"] == iso(first)  # its first line, ahead of its first record from systemd

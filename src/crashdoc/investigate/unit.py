@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import heapq
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import replace
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import crashdoc.investigate as investigate
 from crashdoc.actions.freeze import freeze_argv, freeze_unit
@@ -17,9 +18,10 @@ from crashdoc.investigate.unit_section import unit_section
 from crashdoc.model import Attempt, Diagnosis, Skipped
 from crashdoc.parse.runs import Run, runs_from_output, runs_from_records, windows
 from crashdoc.sources.errors import FreezeRefusedError, SystemdTooOldError
-from crashdoc.sources.interface import RecordStream
+from crashdoc.sources.interface import StreamSource
 from crashdoc.sources.interpreter import PYTHON
 from crashdoc.sources.journal_access import check_access, journal_skipped, verify_copies
+from crashdoc.sources.journal_stream import AttemptStream, Spans
 from crashdoc.sources.journald import RECORDS_PER_ATTEMPT, Journal, Record, iso, merge
 from crashdoc.sources.unit import UnitState, describe_exit, normalize_unit, read_unit_state, systemd_version
 from crashdoc.transport import Runner
@@ -97,7 +99,9 @@ def diagnose_unit(
             ))
 
     journal = Journal(runner, journal_args, version)
-    notes += (damaged := verify_copies(runner, journal_args, journal.where) if copied else [])  # a wrong answer ahead
+    # NOTE: verifying copied files reads every one of them: it runs beside the reading (another core); its notes
+    # (a wrong answer ahead) go first
+    verified = _background(verify_copies, runner, journal_args, journal.where) if copied else None
     limit = max(200, RECORDS_PER_ATTEMPT * wanted)
     scan = journal.unit_records(unit, since=since, limit=limit)
     runs = runs_from_records(scan) or runs_from_output(journal.output_invocations(unit, since=since, limit=limit * 50))
@@ -122,6 +126,7 @@ def diagnose_unit(
     source = _source(unit, runner, journal_args)
     if not chosen:
         now = unit_present(journal, runs, state, (), None, health)
+        notes[:0] = damaged = verified() if verified is not None else []
         section = unit_section(unit, runner, state, before, froze, freeze, chosen, None, journal, notes, (), journal_args,
                                now.now)
         return Diagnosis(
@@ -134,17 +139,21 @@ def diagnose_unit(
             state=now,
         )
 
-    kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, merged in by time
-    seen = _Spans(chosen)
-    records = heapq.merge(journal.attempt_records([r.invocation_id for r in chosen]), kernel, key=lambda r: r.usec)
-    diag = investigate.run(RecordStream(source, seen.track(records, {r.cursor for r in kernel if r.cursor})), kb=kb)
+    kernel = merge(journal.kernel_records(unit, windows(chosen)))  # few: read first, spliced in by time
+    spans = Spans(frozenset(r.invocation_id.encode() for r in chosen))
+    ordered = sorted(chosen, key=lambda r: r.first_usec)
+    blocks = journal.attempt_blocks([r.invocation_id for r in ordered], {r.invocation_id: r.first_usec for r in ordered})
+    stream = AttemptStream(blocks, kernel, spans)
+    diag = investigate.run(StreamSource(source, lambda: nullcontext(cast(BinaryIO, stream))), kb=kb)
     diag = replace(diag, bytes_read=journal.bytes_read)
+    count = _widen(chosen, spans)
     for run in chosen:
         if not run.start_seen:
-            reason = _missing_start(journal, run, seen.count.get(run.invocation_id, 0))
+            reason = _missing_start(journal, run, count.get(run.invocation_id, 0))
             skipped.append(Skipped(f"start of attempt {run.invocation_id}", reason))
             notes.append(reason)
     diag = replace(diag, attempts=enrich_attempts(diag.attempts, chosen))
+    notes[:0] = damaged = verified() if verified is not None else []
     now = unit_present(journal, runs, state, diag.attempts, diag.root_cause, health)
     section = unit_section(unit, runner, state, before, froze, freeze, chosen, first_of_loop, journal, notes,
                            diag.attempts, journal_args, now.now)
@@ -158,32 +167,41 @@ def diagnose_unit(
     )
 
 
-class _Spans:
-    """Watches the records stream past: each attempt's first and last record time and its record count, and
-    kernel records that the attempts' own query returned as well (their copy is dropped)."""
+def _background(fn: Callable[..., list[str]], *args: Any) -> Callable[[], list[str]]:
+    """Start fn(*args) in a thread; the returned call waits for its answer (and raises what it raised)."""
+    out: list[list[str]] = []
+    err: list[BaseException] = []
 
-    def __init__(self, runs: Sequence[Run]) -> None:
-        self.runs = {r.invocation_id: r for r in runs}
-        self.count: dict[str, int] = {}
+    def run() -> None:
+        try:
+            out.append(fn(*args))
+        except BaseException as exc:  # handed to the caller, which reports it at the CLI
+            err.append(exc)
 
-    def track(self, records: Iterable[Record], kernel_cursors: set[str]) -> Iterator[dict[str, Any]]:
-        """The records' fields, in order, without duplicates."""
-        yielded: set[str] = set()
-        for rec in records:
-            cursor = rec.cursor
-            if cursor is not None and cursor in kernel_cursors:
-                if cursor in yielded:
-                    continue
-                yielded.add(cursor)
-            for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
-                run = self.runs.get(rec.get(key) or "")
-                if run is not None:
-                    t = rec.usec
-                    run.first_usec = min(run.first_usec or t, t)
-                    run.last_usec = max(run.last_usec, t)
-                    self.count[run.invocation_id] = self.count.get(run.invocation_id, 0) + 1
-                    break
-            yield rec.fields
+    thread = threading.Thread(target=run, name="crashdoc-verify", daemon=True)
+    thread.start()
+
+    def wait() -> list[str]:
+        thread.join()
+        if err:
+            raise err[0]
+        return out[0]
+
+    return wait
+
+
+def _widen(runs: Sequence[Run], spans: Spans) -> dict[str, int]:
+    """Widen each run to the first and last of its records that streamed past (its own output may begin before
+    systemd's first record about it, or outlast its last); returns the records counted per invocation."""
+    count: dict[str, int] = {}
+    for run in runs:
+        span = spans.spans.get(run.invocation_id)
+        if span is None:
+            continue
+        run.first_usec = min(run.first_usec or span.first_usec, span.first_usec)
+        run.last_usec = max(run.last_usec, span.last_usec)
+        count[run.invocation_id] = span.records
+    return count
 
 
 def choose_runs(runs: Sequence[Run], wanted: int) -> tuple[list[Run], Run | None]:

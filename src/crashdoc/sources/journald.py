@@ -4,7 +4,8 @@ the failing attempts whole (by invocation id), and the kernel's records in the s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+import re
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,17 @@ RECORD_FIELDS = (
 RECORDS_PER_ATTEMPT = 40
 #: at most this many kernel records per time window
 KERNEL_MAX = 2000
+#: bytes per block of a streamed answer (the block scanner reads 8 MB at a time)
+BLOCK = 1 << 20
+#: fields kept for the attempts' records: RECORD_FIELDS but those a service's own record never needs (journalctl's
+#: cost grows with the fields it writes; the kernel's records come from their own query)
+ATTEMPT_FIELDS = tuple(f for f in RECORD_FIELDS if f not in ("_EXE", "_TRANSPORT", "_KERNEL_SUBSYSTEM", "_KERNEL_DEVICE"))
+
+#: records per journalctl call when an attempt is read in slices (the first slice; then sized to SLICE_BYTES)
+SLICE_RECORDS = 50_000
+SLICE_MIN = 1000
+#: bytes of JSON per slice: journalctl's own memory follows the journal it walks, about as much again
+SLICE_BYTES = 48 << 20
 #: journalctl's stderr lines kept as warnings
 MAX_WARNINGS = 20
 
@@ -142,25 +154,58 @@ class Journal:
 
         The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
         """
+        blocks = self.stream_blocks(matches, purpose=purpose, fields=fields)
+        try:
+            for block in blocks:
+                for line in block.split(b"\n"):
+                    rec = _record(line)
+                    if rec is not None:
+                        yield rec
+        finally:
+            blocks.close()  # stopped early (a ready line found): journalctl ends on the closed pipe
+
+    def stream_blocks(self, matches: Sequence[str], *, purpose: str, fields: Sequence[str] | None = None,
+                      size: int = BLOCK) -> Generator[bytes, None, None]:
+        """journalctl's JSON output as it is written, in blocks of whole lines of about `size` bytes, undecoded:
+        for the block scanner, which decodes only the records it selects (raw-scan-first).
+
+        The query is logged (bytes, records, seconds) and journalctl's complaints raised when the stream ends.
+        """
         argv, extra = self._argv(matches, fields)
         run = self.runner.stream(argv)
-        size = count = 0
+        # NOTE: a pipe (LocalRunner, SshRunner) is read in chunks: a loop over 500k lines costs more than the rest
+        read = getattr(run.lines, "read1", None)
+        pieces: Iterator[bytes] = iter(lambda: read(size), b"") if read is not None else run.lines
+        total = count = have = 0
+        buf: list[bytes] = []
         try:
-            for line in run.lines:
-                size += len(line)
-                rec = _record(line)
-                if rec is not None:
-                    count += 1
-                    yield rec
+            for piece in pieces:
+                total += len(piece)
+                buf.append(piece)
+                have += len(piece)
+                if have >= size:
+                    data = b"".join(buf)
+                    cut = data.rfind(b"\n") + 1
+                    buf, have = ([data[cut:]], len(data) - cut) if cut < len(data) else ([], 0)
+                    block = _json_lines(data[:cut])
+                    if block:
+                        count += block.count(b"\n")
+                        yield block
+            data = b"".join(buf)
+            buf = []
+            block = _json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
+            if block:
+                count += block.count(b"\n")
+                yield block
         finally:
             res = run.result()
         if not res.ok and extra and unknown_option(res) and count == 0:
             self._output_fields = False
-            yield from self.stream(matches, purpose=purpose, fields=None)
+            yield from self.stream_blocks(matches, purpose=purpose, fields=None, size=size)
             return
         self._check(res)
         self._warnings(res)
-        self.queries.append(QueryLog(self.runner.describe(argv), purpose, size, count, res.seconds))
+        self.queries.append(QueryLog(self.runner.describe(argv), purpose, total, count, res.seconds))
 
     def _warnings(self, res: CommandResult) -> None:
         for line in res.stderr.decode("utf-8", "replace").splitlines():
@@ -227,21 +272,60 @@ class Journal:
         return self.query([f"UNIT={unit}", f"INVOCATION_ID={inv}"],
                           purpose="systemd's records about the first failed attempt", fields=SCAN_FIELDS)
 
-    def attempt_records(self, ids: Sequence[str]) -> Iterator[Record]:
-        """Every record of the given invocations, streamed in journal order: the service's own (from its first
-        line) and systemd's about it."""
+    def attempt_blocks(self, ids: Sequence[str], firsts: Mapping[str, int] | None = None) -> Iterator[bytes]:
+        """Every record of the given invocations (oldest first) as journalctl's JSON lines, streamed in journal
+        order and in blocks (stream_blocks): the service's own (from its first line) and systemd's about it.
+
+        `firsts`: the time of systemd's first record about an invocation; from there on the answer is read in
+        slices (`sliced_blocks`), so that no journalctl call maps the whole journal.
+        """
         if not ids:
             return
+        firsts = firsts or {}
         if self.version is not None and self.version >= 257:
             for inv in ids:  # the runs are oldest first, so the answers follow each other in time
-                yield from self.stream([f"--invocation={inv}"], purpose=f"attempt {inv}", fields=RECORD_FIELDS)
+                yield from self.sliced_blocks([f"--invocation={inv}"], firsts.get(inv), purpose=f"attempt {inv}",
+                                              fields=ATTEMPT_FIELDS)
             return
         matches: list[str] = []
         for key in ("_SYSTEMD_INVOCATION_ID", "INVOCATION_ID", "OBJECT_SYSTEMD_INVOCATION_ID"):
             if matches:
                 matches.append("+")
             matches += [f"{key}={inv}" for inv in ids]
-        yield from self.stream(matches, purpose=f"{len(ids)} attempt(s) by invocation id", fields=RECORD_FIELDS)
+        yield from self.sliced_blocks(matches, firsts.get(ids[0]), purpose=f"{len(ids)} attempt(s) by invocation id",
+                                      fields=ATTEMPT_FIELDS)
+
+    def sliced_blocks(self, matches: Sequence[str], first_usec: int | None, *, purpose: str,
+                      fields: Sequence[str] | None = None) -> Iterator[bytes]:
+        """stream_blocks of a long answer in slices: the records up to `first_usec` (`--until`: systemd's first
+        record about the attempt, and whatever the service printed before it), then `--after-cursor=LAST
+        --lines=N` from the last record of each slice until one comes back short (`first_usec` None: one call).
+
+        journalctl maps the journal files it walks and keeps them mapped until it exits, so one call over a long
+        attempt holds hundreds of MB; a slice holds about SLICE_BYTES. (`--lines=N` after a cursor is the next N
+        records in every systemd version; `--since` with `--lines` is the oldest N before 255, the newest after.)
+        """
+        if not first_usec:
+            yield from self.stream_blocks(matches, purpose=purpose, fields=fields)
+            return
+        where, n = [f"--until={at(first_usec)}"], SLICE_RECORDS
+        last: str | None = None
+        while True:
+            previous = last
+            before = len(self.queries)
+            for block in self.stream_blocks([*matches, *where], purpose=purpose, fields=fields):
+                last = last_cursor(block) or last
+                yield block
+            done = self.queries[before:]
+            got = sum(q.records for q in done)
+            if last is None:  # nothing up to the first record: read it all in one call
+                yield from self.stream_blocks(matches, purpose=purpose, fields=fields)
+                return
+            if (where[0].startswith("--after-cursor=") and got < n) or last == previous:
+                return
+            if where[0].startswith("--after-cursor="):
+                n = max(SLICE_MIN, min(SLICE_RECORDS * 4, SLICE_BYTES * got // max(sum(q.bytes for q in done), 1)))
+            where = [f"--after-cursor={last}", f"--lines={n}"]
 
     def kernel_records(self, unit: str, spans: Iterable[tuple[int, int]]) -> list[Record]:
         """Kernel records (OOM killer, NVRM Xid, segfaults) and the unit's core dumps within the windows."""
@@ -283,6 +367,23 @@ def _record(line: bytes) -> Record | None:
     except ValueError:
         return None
     return Record(fields) if isinstance(fields, dict) else None
+
+
+_CURSOR = re.compile(rb'"__CURSOR" ?: ?"([^"\\]+)"')
+
+
+def last_cursor(block: bytes) -> str | None:
+    """The cursor of the last record in a block of whole JSON lines (None when it has none)."""
+    start = block.rfind(b"\n", 0, len(block) - 1) + 1
+    m = _CURSOR.search(block, start)
+    return m.group(1).decode("ascii", "replace") if m else None
+
+
+def _json_lines(block: bytes) -> bytes:
+    """The JSON lines of a block of whole lines (journalctl's `-- No entries --` and the like left out)."""
+    if block.count(b"\n{") + (block[:1] == b"{") == block.count(b"\n"):
+        return block
+    return b"".join(line + b"\n" for line in block.split(b"\n") if line.startswith(b"{"))
 
 
 def parse_records(data: bytes) -> Iterable[Record]:
