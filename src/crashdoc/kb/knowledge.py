@@ -129,7 +129,8 @@ class KnowledgeBase:
     def scan_patterns(self) -> list[str]:
         """Every rule regex in scanner-safe form (see :mod:`crashdoc.kb.scan`), deduplicated (computed once).
 
-        Rules matched by exception type only contribute ``\\b(?:TypeName)\\b``.
+        Rules that name exception types contribute ``\\b(?:TypeName)\\b`` instead of their regexes: they hold only
+        on an error of those types, whose line names it.
         """
         return list(self._scan_patterns)
 
@@ -138,7 +139,7 @@ class KnowledgeBase:
         out: list[str] = []
         for rule in self.rules:
             candidates = [to_scan_pattern(rx, rule.ignore_case) for rx in rule.regexes]
-            if not rule.regexes and rule.exceptions:
-                candidates = [exception_pattern(rule.exceptions)]
+            if rule.exceptions:  # the rule holds only on an error of these types: their names make the line hot
+                candidates = [exception_pattern(rule.exceptions)]  # (its regex alone also fires on INFO dumps)
             out.extend(p for p in candidates if p and p not in out)
         return tuple(out)
