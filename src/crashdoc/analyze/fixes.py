@@ -9,8 +9,6 @@ import re
 import shlex
 import string
 
-from packaging.utils import canonicalize_name
-
 from crashdoc.analyze.candidates import Candidate
 from crashdoc.kb.model import CONTEXT_VALUES, fill_command, format_command, known_packages
 
@@ -101,6 +99,8 @@ _FLAG = re.compile(r"--[a-z][a-z0-9\-_]*(?:=[\w.+\-/:@%,~]+)?")
 
 
 def _pip_install(words: list[str]) -> str | None:
+    from packaging.utils import canonicalize_name  # NOTE: imported when used (start-up cost, issue 12)
+
     for head in _PIP:
         if tuple(words[:len(head)]) == head:
             args = words[len(head):]
