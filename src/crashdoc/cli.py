@@ -370,7 +370,9 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
     dirs = [Path(d) for d in (args.rules or ())]
     if args.rules_cmd == "validate":
-        errors = commands.validate(dirs or None)
+        from crashdoc.evaluate.validate import validate
+
+        errors = validate(dirs or None)
         for e in errors:
             _stderr(e)
         if not errors:

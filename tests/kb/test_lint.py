@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from crashdoc.evaluate.lint import optional_parts, shortened, wording_problems
+from crashdoc.evaluate.validate import validate
 from crashdoc.investigate import diagnose_stream
 from crashdoc.kb import KnowledgeBase
-from crashdoc.kb.commands import validate
-from crashdoc.kb.lint import optional_parts, shortened, wording_problems
 from crashdoc.kb.loader import load_dirs
 
 

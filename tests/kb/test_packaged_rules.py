@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from crashdoc.evaluate.examples import test_rules
+from crashdoc.evaluate.validate import validate
 from crashdoc.kb import CATEGORIES, KnowledgeBase
-from crashdoc.kb.commands import list_rules, validate
+from crashdoc.kb.commands import list_rules
 
 
 @pytest.fixture(autouse=True)

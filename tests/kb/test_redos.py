@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.kb.commands import validate
+from crashdoc.evaluate.validate import validate
 from crashdoc.kb.redos import linear_start, slow_line
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from crashdoc.errors import CrashdocError
+from crashdoc.evaluate.validate import validate
 from crashdoc.kb import KnowledgeBase, RuleError
-from crashdoc.kb.commands import validate
 
 VALID = """\
 id: acme-license-server-down

@@ -128,7 +128,7 @@ def shortened(rx: str, flags: int, text: str) -> list[tuple[str, str]]:
 
 def optional_problems(kb: KnowledgeBase, rules: Sequence[Rule]) -> list[str]:
     """Match examples that stop being classified as their rule once an optional part of its regex is cut out."""
-    from crashdoc.evaluate.examples import classify_text  # the production path; evaluate imports kb
+    from crashdoc.evaluate.examples import classify_text  # the production path
 
     problems: list[str] = []
     for rule in rules:
