@@ -94,7 +94,14 @@ def _error_line(msg: Message, exc: str | None, text: str) -> str:
     if p == "llamacpp":
         if msg.kind in ("assert", "abort"):
             return f"/app/{msg.file}:{line}: {text}"
-        if msg.kind == "throw":
+        if msg.kind == "throw" and msg.file == "common/arg.cpp":
+            # common_params_parse prints what() of the argument parser's exceptions: an option's handler's
+            # exception wrapped as `error while handling argument "<flag>": <what>` (+ the option's usage), the
+            # parser's own (`error: invalid argument: <flag>`) bare
+            if text.startswith("error: invalid argument"):
+                return text
+            return f'error while handling argument "--ctx-size": {text}\n\nusage:\n-c, --ctx-size N'
+        if msg.kind == "throw" and msg.file.startswith("src/"):
             return f"llama_model_load: error loading model: {text}"
         return text
     return body
