@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from crashdoc.kb import KnowledgeBase
-from crashdoc.kb.model import format_command
+from crashdoc.kb.fill import format_command
 
 
 def test_founding_case_gives_versioned_fix(kb: KnowledgeBase) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from crashdoc.kb import KnowledgeBase
-from crashdoc.kb.model import fill_command, format_command, known_packages
+from crashdoc.kb.fill import fill_command, format_command, known_packages
 from tests.support.cli import run_cli
 
 

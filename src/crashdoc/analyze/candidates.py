@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
-from crashdoc.kb.model import format_command
+from crashdoc.kb.fill import format_command
 from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.exceptions import is_exception_name, stating_line
 from crashdoc.parse.incidents import announced, announces

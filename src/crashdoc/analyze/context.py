@@ -8,7 +8,7 @@ import dataclasses
 
 from crashdoc.analyze.candidates import Candidate
 from crashdoc.analyze.rank import Group
-from crashdoc.kb.model import MatchContext
+from crashdoc.kb.context import MatchContext
 
 #: how much of the chain a condition searches (linear time on a huge traceback)
 CHAIN_ITEMS, CHAIN_SPAN = 200, 4096

@@ -10,7 +10,8 @@ import shlex
 import string
 
 from crashdoc.analyze.candidates import Candidate
-from crashdoc.kb.model import CONTEXT_VALUES, fill_command, format_command, known_packages
+from crashdoc.kb.fill import fill_command, format_command, known_packages
+from crashdoc.kb.model import CONTEXT_VALUES
 
 CONTEXT_LINES = 12
 """Lines after an error searched for values its fix command needs."""

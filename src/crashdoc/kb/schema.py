@@ -7,89 +7,31 @@ author (or a user with a rule directory) can repair the file without reading thi
 from __future__ import annotations
 
 import re
-import string
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
 
+from crashdoc.kb.checks import as_list, check_placeholders, check_regexes
+from crashdoc.kb.context import WORDINGS, Override, Upstream
+from crashdoc.kb.context_checks import check_overrides, check_upstream, check_wordings
 from crashdoc.kb.model import (
     CATEGORIES,
-    CONTEXT_KEYS,
     CONTEXT_VALUES,
     DEFAULT_PRIORITY,
     EXAMPLE_KINDS,
     LOG_VALUES,
     ROLES,
-    WORDINGS,
     Example,
     Lookup,
-    Override,
     Rule,
-    Upstream,
 )
 from crashdoc.kb.redos import linear_start
 from crashdoc.kb.regex import Regex
-from crashdoc.kb.scan import unsupported_construct
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
           "references", "examples", "alone", "overrides", "wordings", "upstream")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
-_PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
-
-
-def _as_list(value: Any) -> list[Any]:
-    """A scalar becomes a one-item list; None becomes an empty list."""
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _check_regexes(where: str, regexes: list[Any], flags: int, anchors: bool = False) -> tuple[list[str], set[str]]:
-    """Compile each regex; return problems and the union of named groups (*anchors*: `^` allowed, for a regex
-    searched in one value rather than in log lines)."""
-    problems: list[str] = []
-    groups: set[str] = set()
-    for i, rx in enumerate(regexes):
-        label = f"match.regex[{i}]" if len(regexes) > 1 else "match.regex"
-        if not isinstance(rx, str) or not rx.strip():
-            problems.append(f"{where}: {label} is empty or not a string; write a quoted regex")
-            continue
-        try:
-            compiled = re.compile(rx, flags)
-        except re.error as exc:
-            problems.append(f"{where}: {label} does not compile ({exc}); fix the regex (single-quote it in YAML)")
-            continue
-        groups.update(compiled.groupindex)
-        if rx.startswith("^") and not anchors:
-            problems.append(f"{where}: {label} starts with '^'; remove the anchor, lines are searched after prefixes")
-        found = compiled.search("") or compiled.search(_PROBE)
-        if found is not None and found.group(0) == "":
-            problems.append(f"{where}: {label} can match the empty string; make at least one character mandatory")
-        bad = unsupported_construct(rx)
-        if bad:
-            problems.append(f"{where}: {label} uses {bad}, which the hot-line scanner cannot compile; "
-                            "rewrite it without that construct (see docs/RULES.md)")
-    return problems, groups
-
-
-def _placeholders(where: str, label: str, template: Any, known: set[str]) -> list[str]:
-    """Check that *template* is a valid format string using only *known* capture names."""
-    if template is None:
-        return []
-    if not isinstance(template, str):
-        return [f"{where}: {label} must be a string; quote it"]
-    try:
-        names = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
-    except ValueError as exc:
-        return [f"{where}: {label} is not a valid template ({exc}); write literal braces as {{{{ and }}}}"]
-    unknown = sorted(n for n in names if n not in known)
-    if unknown:
-        return [f"{where}: {label} uses {{{unknown[0]}}} but no regex has a group (?P<{unknown[0]}>...) "
-                "and no lookup defines it; add the named group or remove the placeholder"]
-    return []
 
 
 def _check_examples(where: str, examples: Any) -> list[str]:
@@ -127,54 +69,6 @@ def _check_examples(where: str, examples: Any) -> list[str]:
 EXAMPLE_TAGS: tuple[str, ...] = ("wording", "category")
 
 
-def _check_overrides(where: str, overrides: Any, groups: set[str]) -> list[str]:
-    """overrides: [{when: {capture|chain|args: regex}, category: C, text?, command?, explanation?}]."""
-    if overrides is None:
-        return []
-    if not isinstance(overrides, list):
-        return [f"{where}: 'overrides' must be a list of {{when: {{...}}, category: ...}} mappings"]
-    problems: list[str] = []
-    for i, item in enumerate(overrides):
-        label = f"{where}: overrides[{i}]"
-        if not isinstance(item, dict):
-            problems.append(f"{label} must be a mapping with 'when:' and 'category:'")
-            continue
-        for key in item:
-            if key not in ("when", "category", "text", "command", "explanation"):
-                problems.append(f"{label} has unknown field '{key}'; use when, category, text, command, explanation")
-        if item.get("category") not in CATEGORIES:
-            problems.append(f"{label}: 'category' must be one of {', '.join(CATEGORIES)}")
-        when = item.get("when")
-        if not isinstance(when, dict) or not when:
-            problems.append(f"{label}: 'when' must map a capture name, 'chain' or 'args' to a regex")
-            continue
-        for key, rx in when.items():
-            if key not in CONTEXT_KEYS and key not in groups:
-                problems.append(f"{label}: when.{key} is neither a capture of match.regex nor one of "
-                                f"{', '.join(CONTEXT_KEYS)}; add (?P<{key}>...) to a regex or fix the name")
-            if not isinstance(rx, str):
-                problems.append(f"{label}: when.{key} must be a quoted regex")
-                continue
-            for name in re.findall(r"\$\{(\w+)\}", rx):
-                if name not in groups:
-                    problems.append(f"{label}: when.{key} uses ${{{name}}} but no regex captures it")
-            problems += _check_regexes(f"{label}: when.{key}", [re.sub(r"\$\{\w+\}", "x", rx)], 0, True)[0]
-        for key in ("text", "command", "explanation"):
-            if key in item and not isinstance(item[key], str):
-                problems.append(f"{label}: '{key}' must be a string")
-        problems += _placeholders(label, "text", item.get("text"), groups)
-        problems += _placeholders(label, "command", item.get("command"), groups | LOG_VALUES)
-    return problems
-
-
-def _check_wordings(where: str, wordings: Any) -> list[str]:
-    """wordings: {single: <why the class has one wording>}."""
-    if wordings is None:
-        return []
-    if not (isinstance(wordings, dict) and set(wordings) == {"single"} and isinstance(wordings["single"], str)
-            and wordings["single"].strip()):
-        return [f"{where}: 'wordings' must be {{single: <why this class is worded by one project only>}}"]
-    return []
 
 
 def _check_lookup(where: str, lookup: Any, groups: set[str]) -> tuple[list[str], set[str]]:
@@ -239,7 +133,7 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
             if key not in ("exception", "regex", "frames", "ignore_case", "any_level"):
                 problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, frames, ignore_case, "
                                 "any_level")
-        for name in _as_list(match.get("exception")):
+        for name in as_list(match.get("exception")):
             if not isinstance(name, str) or not _EXC_NAME.match(name):
                 problems.append(f"{where}: match.exception '{name}' is not a type name; write the last "
                                 "dotted component, e.g. OutOfMemoryError")
@@ -248,13 +142,13 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
         if not isinstance(match.get("any_level", False), bool):
             problems.append(f"{where}: match.any_level must be true or false")
         flags = re.IGNORECASE if match.get("ignore_case") else 0
-        found, groups = _check_regexes(where, _as_list(match.get("regex")), flags)
+        found, groups = check_regexes(where, as_list(match.get("regex")), flags)
         problems += found
-        problems += _check_regexes(f"{where}: match.frames", _as_list(match.get("frames")), 0)[0]
+        problems += check_regexes(f"{where}: match.frames", as_list(match.get("frames")), 0)[0]
     lookup_problems, lookup_names = _check_lookup(where, data.get("lookup"), groups)
     problems += lookup_problems
-    problems += _check_overrides(where, data.get("overrides"), groups | lookup_names)
-    problems += _check_wordings(where, data.get("wordings"))
+    problems += check_overrides(where, data.get("overrides"), groups | lookup_names)
+    problems += check_wordings(where, data.get("wordings"))
     explanation = data.get("explanation")
     if not isinstance(explanation, str) or not explanation.strip():
         problems.append(f"{where}: missing 'explanation'; add one paragraph saying what happened and why")
@@ -269,59 +163,16 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
     if role == "cause" and not (isinstance(fix.get("text"), str) and fix["text"].strip()):
         problems.append(f"{where}: cause rule without 'fix.text'; add 'fix:' with 'text: <what to do>'")
     known = groups | lookup_names
-    problems += _placeholders(where, "fix.text", fix.get("text"), known)
-    problems += _placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES | CONTEXT_VALUES)
-    problems += _placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known | LOG_VALUES)
+    problems += check_placeholders(where, "fix.text", fix.get("text"), known)
+    problems += check_placeholders(where, "fix.command", fix.get("command"), known | LOG_VALUES | CONTEXT_VALUES)
+    problems += check_placeholders(where, "fix.fallback_command", fix.get("fallback_command"), known | LOG_VALUES)
     refs = data.get("references", [])
     if not isinstance(refs, list) or any(not (isinstance(r, str) and r.startswith("http")) for r in refs):
         problems.append(f"{where}: 'references' must be a list of http(s) URLs")
-    problems += _check_upstream(where, data.get("upstream"))
+    problems += check_upstream(where, data.get("upstream"))
     return problems + _check_examples(where, data.get("examples"))
 
 
-_UPSTREAM_KEYS = ("url", "project", "affected", "fixed_in", "when", "workaround")
-
-
-def _check_upstream(where: str, entries: Any) -> list[str]:
-    """upstream: [{url, project, affected, fixed_in?, when?, workaround?}] (docs/RULES.md, Known upstream bugs)."""
-    if entries is None:
-        return []
-    if not isinstance(entries, list):
-        return [f"{where}: 'upstream' must be a list of {{url, project, affected, fixed_in}} entries"]
-    problems: list[str] = []
-    for i, entry in enumerate(entries):
-        at = f"{where}: upstream[{i}]"
-        if not isinstance(entry, dict):
-            problems.append(f"{at} must be a mapping with url, project, affected and fixed_in or workaround")
-            continue
-        problems += [f"{at}: unknown field '{k}'; use {', '.join(_UPSTREAM_KEYS)}" for k in entry
-                     if k not in _UPSTREAM_KEYS]
-        if not (isinstance(entry.get("url"), str) and entry["url"].startswith("https://")):
-            problems.append(f"{at}: 'url' must be the https URL of the upstream issue or pull request")
-        if not (isinstance(entry.get("project"), str) and re.fullmatch(r"[A-Za-z0-9][\w.\-]*", entry["project"])):
-            problems.append(f"{at}: 'project' must be the distribution whose releases have the bug (e.g. vllm)")
-        try:
-            affected = SpecifierSet(str(entry.get("affected") or ""))
-            if not str(affected):
-                raise InvalidSpecifier("empty")
-        except InvalidSpecifier:
-            problems.append(f"{at}: 'affected' must be a PEP 440 specifier of the releases with the bug (e.g. '<0.5.3')")
-            affected = None
-        fixed = entry.get("fixed_in")
-        if fixed is None and not isinstance(entry.get("workaround"), str):
-            problems.append(f"{at}: give 'fixed_in' (the first fixed release) or 'workaround' (a confirmed command)")
-        if fixed is not None:
-            try:
-                version = Version(str(fixed))
-                if affected is not None and affected.contains(version, prereleases=True):
-                    problems.append(f"{at}: fixed_in {fixed} is inside 'affected' {affected}; one of them is wrong")
-            except InvalidVersion:
-                problems.append(f"{at}: 'fixed_in' {fixed!r} is not a release version (e.g. 0.5.3); quote it in YAML")
-        if "when" in entry:
-            problems += _check_regexes(f"{at}.when", _as_list(entry["when"]), 0)[0]
-        if "workaround" in entry and not (isinstance(entry["workaround"], str) and entry["workaround"].strip()):
-            problems.append(f"{at}: 'workaround' must be one shell command")
-    return problems
 
 
 #: the only commands `fix.apply: safe` may mark: one pip install of pinned packages (`NAME==VERSION`)
@@ -343,7 +194,7 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
     """Build a Rule from a mapping that :func:`check_rule` accepted."""
     match, fix = data["match"], data.get("fix") or {}
     flags = re.IGNORECASE if match.get("ignore_case") else 0
-    regexes = tuple(_as_list(match.get("regex")))
+    regexes = tuple(as_list(match.get("regex")))
     lookups = tuple(
         Lookup(name, spec["from"], tuple((str(k), str(v)) for k, v in spec["table"].items()))
         for name, spec in (data.get("lookup") or {}).items()
@@ -360,13 +211,13 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         explanation=" ".join(data["explanation"].split()),
         fix_text=fix.get("text"), fix_command=fix.get("command"),
         fallback_command=fix.get("fallback_command"), fix_apply=str(fix.get("apply", "manual")),
-        exceptions=tuple(_as_list(match.get("exception"))), regexes=regexes,
+        exceptions=tuple(as_list(match.get("exception"))), regexes=regexes,
         ignore_case=bool(match.get("ignore_case", False)),
         any_level=bool(match.get("any_level", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(Regex.compile(linear_start(rx), flags) for rx in regexes),
-        frames=tuple(Regex.compile(rx) for rx in _as_list(match.get("frames"))),
+        frames=tuple(Regex.compile(rx) for rx in as_list(match.get("frames"))),
         overrides=overrides, single_wording=(data.get("wordings") or {}).get("single"),
         upstream=tuple(
             Upstream(url=e["url"], project=canonicalize_name(e["project"]), affected=str(e["affected"]),
