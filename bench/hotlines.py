@@ -32,7 +32,7 @@ def _scanner(json_lines: bool = False):
 
     kb = KnowledgeBase.load()
     try:
-        from crashdoc.analyze.pipeline import make_scanner
+        from crashdoc.analyze.feed import make_scanner
     except ImportError:  # an older crashdoc (a baseline checkout): the scanner was built in investigate
         from crashdoc.investigate import make_scanner  # type: ignore[attr-defined,no-redef]
 
@@ -46,7 +46,7 @@ def _raw_json_scan() -> bool:
     import inspect
 
     try:
-        from crashdoc.analyze.pipeline import make_scanner
+        from crashdoc.analyze.feed import make_scanner
     except ImportError:
         return False
     return "json_lines" in inspect.signature(make_scanner).parameters

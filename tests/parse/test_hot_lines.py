@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.analyze.pipeline import make_scanner
+from crashdoc.analyze.feed import make_scanner
 from crashdoc.investigate import diagnose_stream
 from crashdoc.kb import KnowledgeBase
 from crashdoc.kb.scan import to_scan_pattern

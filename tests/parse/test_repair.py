@@ -106,8 +106,8 @@ UNTOUCHED = [
 
 @pytest.mark.parametrize("log", UNTOUCHED)
 def test_undamaged_lines_stay(log: str) -> None:
+    from crashdoc.parse.blocks import HotLine
     from crashdoc.parse.repair import repair
-    from crashdoc.parse.scan import HotLine
 
     lines = [HotLine(i, ln.encode()) for i, ln in enumerate(log.splitlines(), 1)]
     assert [h.data.decode() for h in repair(lines)] == log.splitlines()

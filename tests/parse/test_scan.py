@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from crashdoc.parse.scan import MAX_LINE, Scanner
+from crashdoc.parse.blocks import MAX_LINE
+from crashdoc.parse.scan import Scanner
 
 CORPUS_LOG = Path(__file__).resolve().parents[1] / "assets"
 

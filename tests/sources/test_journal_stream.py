@@ -9,8 +9,8 @@ import random
 
 import pytest
 
+from crashdoc.sources.journal_records import Record
 from crashdoc.sources.journal_stream import AttemptStream, Spans, line_usec
-from crashdoc.sources.journald import Record
 
 INV = ["0f3c1b9a6e1d4d7cb9a3b7a2f1c0d9e8", "1a2b3c4d5e6f40718293a4b5c6d7e8f9", "ffffffffffffffffffffffffffffffff"]
 

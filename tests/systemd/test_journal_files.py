@@ -223,7 +223,7 @@ def test_output_before_the_started_record_is_read(journal_remote: str, tmp_path:
     """A Type=notify service prints while it starts and systemd logs `Started` only once it is ready: the
     attempt is read from systemd's record ahead of its first one, not from its first one."""
     from crashdoc.sources import journald
-    from crashdoc.sources.journald import iso
+    from crashdoc.sources.journal_records import iso
 
     b = JournalBuilder()
     t = b.boot_usec + 3600 * SECOND

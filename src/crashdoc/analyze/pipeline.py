@@ -1,14 +1,12 @@
 """The analysis of one pass over the evidence: parsed lines -> attempts, tracebacks, candidates -> ranked groups
-per attempt -> Diagnosis. Fed by investigate with lines of text (a file, standard input, a capture) or with
-structured records (a journal export, docker json-file), one at a time: memory stays bounded by what is kept
-per attempt, whatever the input's size."""
+per attempt -> Diagnosis. Fed (analyze/feed.py) by investigate with lines of text (a file, standard input, a
+capture) or with structured records (a journal export, docker json-file), one at a time: memory stays bounded by
+what is kept per attempt, whatever the input's size."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Sequence
 
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
@@ -16,30 +14,12 @@ from crashdoc.analyze.context import in_context
 from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
-from crashdoc.analyze.values import SCAN_PATTERNS, LogValues, complete
-from crashdoc.kb.knowledge import KnowledgeBase
+from crashdoc.analyze.values import LogValues, complete
 from crashdoc.model import Diagnosis, Skipped
-from crashdoc.parse.lines import LineParser, LogLine, parse_line
-from crashdoc.parse.markers import MarkerClass
+from crashdoc.parse.lines import LogLine
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
-from crashdoc.parse.records import parse_json_lines
 from crashdoc.parse.scan import Scanner
 from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder, text_before_header
-
-JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'), before=0, after=0)
-"""Journal records whose text a raw scan cannot see (a MESSAGE stored as bytes: control characters, non-UTF-8;
-or omitted, over 4 KiB): always decoded."""
-
-
-def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
-    """A scanner whose hot lines include every rule's regex (and, for JSON lines, the records it cannot read).
-
-    NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
-    log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
-    """
-    values = MarkerClass("values", SCAN_PATTERNS, before=0, after=0)  # banners, logged arguments: analyze/values.py
-    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,))
-
 
 CLASSIFY_WINDOW = 4096
 """Characters of an error's text handed to the rules from its start, and as many from its end: the rules'
@@ -220,54 +200,6 @@ class Analysis:
         self.awaiting = []
         for idx in sorted(self.pending):
             self._close(idx)
-
-
-def _record_lines(p: Analysis, lineno: int, rec: Mapping[str, Any]) -> list[LogLine]:
-    lines = parse_json_lines(lineno, rec)
-    if lines:
-        p.json_records += 1
-        if rec.get("MESSAGE", "") is None:
-            p.omitted += 1
-    return lines
-
-
-def _feed(p: Analysis, lines: Iterable[LogLine]) -> None:
-    for line in lines:
-        p.feed(line, p.scanner.mask(line.text.encode("utf-8", "replace")))
-
-
-def feed_records(p: Analysis, records: Iterable[Mapping[str, Any]]) -> None:
-    """Structured records (journal entries), one at a time, then the end of the evidence."""
-    lineno = 0
-    for rec in records:
-        lineno += 1
-        _feed(p, _record_lines(p, lineno, rec))
-    p.lines = lineno
-    p.finish()
-
-
-def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
-    """A byte stream through the block scanner: only the hot lines and their windows are decoded and parsed.
-
-    Text lines go to the line parser; JSON lines (journal export, docker json-file) are scanned raw like text,
-    and only the hot records are decoded (raw-scan-first: a healthy record costs no JSON decoding)."""
-    parser = LineParser()
-    for hot in p.scanner.lines(stream):
-        if not json_lines:
-            p.feed(parser.parse(hot.lineno, hot.data), hot.mask)
-            continue
-        data = hot.data.rstrip(b"\r")
-        lines: list[LogLine] = []
-        if data.startswith(b"{"):
-            try:  # a raw non-UTF-8 byte inside a record must not lose the record
-                rec = json.loads(data.decode("utf-8", "replace"))
-            except ValueError:
-                rec = None
-            if isinstance(rec, dict):
-                lines = _record_lines(p, hot.lineno, rec)
-        _feed(p, lines or [parse_line(hot.lineno, data)])
-    p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
-    p.finish()
 
 
 def diagnosis(p: Analysis, source: str) -> Diagnosis:

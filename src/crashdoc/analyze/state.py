@@ -22,7 +22,8 @@ from crashdoc.model import Attempt, Finding, LastFailure, State
 from crashdoc.parse.phases import load_document, load_phases, phase_of_line
 from crashdoc.parse.records import parse_json_record
 from crashdoc.parse.runs import Run
-from crashdoc.sources.journald import Journal, iso
+from crashdoc.sources.journal_records import iso
+from crashdoc.sources.journald import Journal
 from crashdoc.sources.unit import UnitState
 from crashdoc.sources.unit_show import describe_exit
 

@@ -45,7 +45,7 @@ class DiagnoseJob:
     def warm(self) -> None:
         """Build the scanner once before the hosts start: its hyperscan database is compiled (or loaded) once
         per process, and threads that all found it missing would each compile it."""
-        from crashdoc.analyze.pipeline import make_scanner
+        from crashdoc.analyze.feed import make_scanner
 
         make_scanner(self.kb)
 

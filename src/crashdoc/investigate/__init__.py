@@ -8,7 +8,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, BinaryIO
 
-from crashdoc.analyze.pipeline import Analysis, diagnosis, feed_records, feed_stream, make_scanner
+from crashdoc.analyze.feed import feed_records, feed_stream, make_scanner
+from crashdoc.analyze.pipeline import Analysis, diagnosis
 from crashdoc.errors import InputError
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped

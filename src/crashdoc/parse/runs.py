@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crashdoc.parse.systemd import interpret
-from crashdoc.sources.journald import Record, iso
+from crashdoc.sources.journal_records import Record, iso
 from crashdoc.sources.unit_show import describe_exit
 
 #: seconds of kernel records read before an attempt's start and after its end

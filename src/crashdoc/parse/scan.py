@@ -8,44 +8,25 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
-import os
 import queue
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
-from crashdoc.parse.literals import necessary_literals
+from crashdoc.parse.blocks import MAX_LINE, HotLine, State, back_lines, count_lines, segments, skip_lines, tail
+from crashdoc.parse.literal_plan import prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
-from crashdoc.parse.matcher import Matcher, ScanStats, cache_dir
+from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
 
 BLOCK = 8 << 20
 """Bytes read per block."""
-MAX_LINE = 64 << 10
-"""Longest line kept for parsing; the rest of a longer line is counted, not kept."""
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
-COUNT_PIECE = 1 << 16
-"""Bytes per newline-count call."""
 MAX_BEFORE = 3
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
-
-
-@dataclass(frozen=True, slots=True)
-class HotLine:
-    """A line selected for parsing."""
-
-    lineno: int
-    """1-based line number in the input."""
-    data: bytes
-    """The line without its newline, cut at MAX_LINE bytes."""
-    mask: int = 0
-    """Bit i set when marker class i matched on this line (0 for context lines)."""
 
 
 class Scanner:
@@ -97,7 +78,7 @@ class Scanner:
         A producer thread reads the blocks and runs hyperscan over them (both release the GIL) while this
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
-        st = _State()
+        st = State()
         q: queue.Queue[tuple[bytes, int, int, list[tuple[int, int]]] | BaseException | None] = queue.Queue(maxsize=4)
         stop = threading.Event()
         producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
@@ -141,48 +122,12 @@ class Scanner:
                     continue
 
         try:
-            self._segments(stream, put, stop)
+            segments(stream, self.block_size, self.stats, put, stop)
             q.put(None)
         except BaseException as exc:
             q.put(exc)
 
-    def _segments(self, stream: BinaryIO, put: Callable[[bytes, int, int], None], stop: threading.Event) -> None:
-        """Cut the input into newline-terminated segments; only a line straddling two reads is copied."""
-        carry = b""
-        long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
-        while not stop.is_set():
-            chunk = stream.read(self.block_size)
-            self.stats.bytes += len(chunk)
-            if not chunk:
-                if carry:
-                    piece = carry if carry.endswith(b"\n") else carry + b"\n"
-                    put(piece, 0, len(piece))
-                return
-            if carry or long_line:
-                nl = chunk.find(b"\n")
-                if nl < 0:  # still inside one line
-                    if len(carry) < MAX_LINE:
-                        carry += chunk[: MAX_LINE - len(carry)]
-                    long_line = True
-                    continue
-                head = carry + chunk[: nl + 1]
-                if len(head) > MAX_LINE + 1:
-                    head = head[:MAX_LINE] + b"\n"
-                put(head, 0, len(head))
-                lo = nl + 1
-                carry, long_line = b"", False
-            else:
-                lo = 0
-            hi = chunk.rfind(b"\n", lo) + 1
-            if hi <= lo:
-                carry = chunk[lo : lo + MAX_LINE]
-                long_line = len(chunk) - lo > MAX_LINE
-                continue
-            put(chunk, lo, hi)
-            carry = chunk[hi : hi + MAX_LINE]
-            long_line = len(chunk) - hi > MAX_LINE
-
-    def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: _State) -> Iterator[HotLine]:
+    def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State) -> Iterator[HotLine]:
         for item in self._block_lines(data, lo, hi, hits, st):
             self.stats.selected += 1
             st.last_emitted = item.lineno
@@ -191,8 +136,8 @@ class Scanner:
                 continue
             rule = self._rule_bit(item.data)  # a context line a rule knows
             yield HotLine(item.lineno, item.data, item.mask | rule) if rule else item
-        st.lineno += _count_lines(data, lo, hi)
-        st.tail = [t for t in (st.tail + _tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
+        st.lineno += count_lines(data, lo, hi)
+        st.tail = [t for t in (st.tail + tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
     def mask(self, data: bytes) -> int:
         """Marker classes matching one line (for inputs parsed record by record, like journal JSON)."""
@@ -233,7 +178,7 @@ class Scanner:
         return 0
 
     def _block_lines(
-        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: _State
+        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State
     ) -> Iterator[HotLine]:
         """Hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
         windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
@@ -241,7 +186,7 @@ class Scanner:
         owed = 0
         pending = st.pending
         if pending:
-            end, owed = _skip_lines(block, lo, pending, hi)
+            end, owed = skip_lines(block, lo, pending, hi)
             windows.append((lo, end))
         last_line_start, line_end = -1, -1
         masks: dict[int, int] = {}
@@ -291,7 +236,7 @@ class Scanner:
                     if not passes(cls, line, pos - start, level):
                         continue
             masks[start] = masks.get(start, 0) | bit
-            wstart, short = _back_lines(block, start, cls.before, lo)
+            wstart, short = back_lines(block, start, cls.before, lo)
             if not windows and wstart == lo:
                 want_prev = max(want_prev, short)
             if windows and wstart <= windows[-1][1]:
@@ -299,12 +244,12 @@ class Scanner:
                 # NOTE: extend from the current end, so a run of hot lines costs one pass, not one per hit
                 have = block.count(b"\n", start, cur) if cur > start else 0
                 if have < cls.after + 1:
-                    wend, short = _skip_lines(block, max(cur, start), cls.after + 1 - have, hi)
+                    wend, short = skip_lines(block, max(cur, start), cls.after + 1 - have, hi)
                     owed = max(owed, short)
                     if wend > cur:
                         windows[-1] = (windows[-1][0], wend)
             else:
-                wend, short = _skip_lines(block, start, cls.after + 1, hi)
+                wend, short = skip_lines(block, start, cls.after + 1, hi)
                 owed = max(owed, short)
                 windows.append((wstart, wend))
         if want_prev and not pending:
@@ -321,104 +266,8 @@ class Scanner:
         st.pending = owed if windows and windows[-1][1] >= hi else 0
 
 
-def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """The block pass's stand-ins for `patterns`, each with the patterns it stands for: their necessary literals
-    (`(?i)` for a caseless set), and a pattern itself where it has no literal of MIN_LEN characters
-    (parse/literals.py). Kept on disk beside the hyperscan databases (the analysis costs a few hundred ms)."""
-    key = hashlib.sha256(repr((LITERALS_VERSION, tuple(patterns))).encode()).hexdigest()[:24]
-    d = cache_dir()
-    path = d / f"literals-{key}.json" if d is not None else None
-    if path is not None:
-        try:
-            return [(lit, pats) for lit, pats in json.loads(path.read_text())]
-        except (OSError, ValueError, TypeError):
-            pass
-    out = _prefilter_patterns(patterns)
-    if path is not None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(out))
-            os.replace(tmp, path)
-            for old in sorted(path.parent.glob("literals-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[8:]:
-                old.unlink(missing_ok=True)
-        except OSError:
-            pass  # a read-only home: analysed at every start
-    return out
-
-
-LITERALS_VERSION = 1
-"""Bump when parse/literals.py changes what it finds (the cache key)."""
-
-
-def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
-    out: dict[str, list[str]] = {}
-    for p in patterns:
-        lits = necessary_literals(p)
-        if lits is None:
-            out.setdefault(p, []).append(p)
-            continue
-        for s in sorted(lits.strings):
-            out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
-    return list(out.items())
-
-
 @functools.cache
 def _compiled_rule(pattern: str) -> re.Pattern[bytes]:
     """A rule's scanner pattern for Python: on bytes, where `\\w`, `\\b` and `(?i)` are ASCII as in hyperscan."""
     return re.compile(pattern.encode())
 
-
-def _hs_literal(s: str) -> str:
-    """A literal string as a pattern both hyperscan and Python read the same way (bytes outside [A-Za-z0-9_]
-    as \\xHH)."""
-    return "".join(chr(b) if chr(b).isalnum() and b < 128 or b == 95 else f"\\x{b:02x}" for b in s.encode())
-
-
-class _State:
-    """Line counting and context carried from one segment to the next."""
-
-    def __init__(self) -> None:
-        self.lineno = 0
-        self.pending = 0
-        self.last_emitted = 0
-        self.tail: list[HotLine] = []
-
-
-def _count_lines(data: bytes, lo: int, hi: int) -> int:
-    """Newlines in data[lo:hi], counted in pieces so other threads get the GIL in between."""
-    n = 0
-    for i in range(lo, hi, COUNT_PIECE):
-        n += data.count(b"\n", i, min(i + COUNT_PIECE, hi))
-    return n
-
-
-def _back_lines(block: bytes, start: int, n: int, lo: int) -> tuple[int, int]:
-    """(offset of the line `n` lines before the line starting at `start`, lines wanted before `lo`)."""
-    for i in range(n):
-        if start <= lo:
-            return lo, n - i
-        start = max(block.rfind(b"\n", lo, start - 1) + 1, lo)
-    return start, 0
-
-
-def _skip_lines(block: bytes, start: int, n: int, hi: int) -> tuple[int, int]:
-    """(offset just after `n` lines starting at `start`, lines still wanted past `hi`)."""
-    pos = start
-    for i in range(n):
-        nxt = block.find(b"\n", pos, hi)
-        if nxt < 0:
-            return hi, n - i
-        pos = nxt + 1
-    return pos, 0
-
-
-def _tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLine]:
-    """The last `n` lines of block[lo:hi] (newline-terminated), with their line numbers."""
-    out: list[HotLine] = []
-    end = hi - 1
-    while len(out) < n and end > lo:
-        start = max(block.rfind(b"\n", lo, end) + 1, lo)
-        out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
-        end = start - 1
-    return out[::-1]

@@ -7,9 +7,9 @@ import glob
 import re
 from collections.abc import Sequence
 
-from crashdoc.errors import CrashdocError
+from crashdoc.errors import CrashdocError, InputError
 from crashdoc.model import Skipped
-from crashdoc.sources.errors import JournalAccessError
+from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
 from crashdoc.transport import CommandResult, Runner
 
 
@@ -21,6 +21,33 @@ def unknown_option(res: CommandResult) -> bool:
 def option_named(err: str) -> str:
     m = re.search(r"(?:unrecognized|invalid|Unknown) option(?: --)? ?['‘`\"]?(-[-\w=]*|\w)", err)
     return m.group(1) if m else "an option crashdoc uses"
+
+
+def raise_for(res: CommandResult, runner: Runner, version: int | None, where: str | None) -> None:
+    """Turn journalctl's complaints into one-line errors with the next step (`where`: the copied journal read,
+    None for the host's own)."""
+    err = res.stderr.decode("utf-8", "replace")
+    line = res.stderr_line()
+    if "insufficient permissions" in err or "not seeing messages from other users and the system" in err:
+        user = user_of(runner)
+        raise JournalAccessError(
+            f"{user} on {host_of(runner)} may not read the system journal: add it to group"
+            f" systemd-journal (sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'},"
+            " then log in again) or connect as root"
+        )
+    if not res.ok and unknown_option(res):
+        opt = option_named(err)
+        systemd = f"systemd {version}" if version else "its systemd"
+        raise SystemdTooOldError(
+            f"journalctl on {runner.host or 'this machine'} ({systemd}) does not know {opt}: diagnose a"
+            f" log exported with `journalctl -u UNIT -o json > unit.json` instead (crashdoc diagnose unit.json)"
+        )
+    if not res.ok:
+        if where is not None:
+            raise InputError(f"journalctl cannot read the {where}: {line or f'exit status {res.returncode}'}")
+        raise InputError(
+            f"journalctl failed on {runner.host or 'this machine'}: {line or f'exit status {res.returncode}'}"
+        )
 
 
 def check_access(runner: Runner) -> None:

@@ -11,7 +11,7 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from crashdoc.sources.journald import Record
+from crashdoc.sources.journal_records import Record
 
 #: _SYSTEMD_INVOCATION_ID, INVOCATION_ID, OBJECT_SYSTEMD_INVOCATION_ID (a literal head: the regex engine skips fast)
 _INVOCATION = re.compile(rb'INVOCATION_ID" ?: ?"([0-9a-fA-F]{32})"')
@@ -22,7 +22,7 @@ DUPLICATE_WINDOW = 64 << 10
 
 def line_usec(block: bytes, pos: int) -> int:
     """__REALTIME_TIMESTAMP of the JSON line of `block` holding offset `pos` (0 when it has none, as
-    journald.usec)."""
+    journal_records.usec)."""
     start = block.rfind(b"\n", 0, pos) + 1
     end = block.find(b"\n", pos)
     m = _USEC.search(block, start, len(block) if end < 0 else end)

@@ -3,16 +3,11 @@ the failing attempts whole (by invocation id), and the kernel's records in the s
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from crashdoc.errors import InputError
-from crashdoc.sources import fields as typed
-from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
-from crashdoc.sources.journal_access import host_of, option_named, unknown_option, user_of
+from crashdoc.sources.journal_access import raise_for, unknown_option
+from crashdoc.sources.journal_records import Record, at, json_lines, last_cursor, parse_records, record_of
 from crashdoc.transport import CommandResult, Runner
 
 #: fields kept when scanning systemd's records (needs journalctl --output-fields, systemd >= 236)
@@ -46,48 +41,6 @@ SLICE_MIN = 1000
 SLICE_BYTES = 48 << 20
 #: journalctl's stderr lines kept as warnings
 MAX_WARNINGS = 20
-
-
-def value(record: dict[str, Any], key: str) -> str | None:
-    """A field as text: journalctl gives str, a list of byte values (non-UTF-8 / control chars) or null (> 4 KiB);
-    any other type is absent (sources/fields.py)."""
-    return typed.text(record, key)
-
-
-def usec(record: dict[str, Any]) -> int:
-    """__REALTIME_TIMESTAMP in microseconds (0 when absent, not ASCII digits or out of range)."""
-    return typed.usec(record) or 0
-
-
-def iso(us: int | None) -> str | None:
-    """Microseconds since the epoch as ISO 8601 UTC (`2025-11-30T09:12:05.123456+00:00`)."""
-    return typed.iso_usec(us)
-
-
-def at(us: float) -> str:
-    """A journalctl --since/--until argument for a time in microseconds (`@1732958400.123456`)."""
-    return f"@{max(us, 0) / 1e6:.6f}"
-
-
-@dataclass(frozen=True)
-class Record:
-    """One journal record: its fields as journalctl wrote them."""
-
-    fields: dict[str, Any]
-
-    @property
-    def usec(self) -> int:
-        """Realtime timestamp in microseconds."""
-        return usec(self.fields)
-
-    @property
-    def cursor(self) -> str | None:
-        """The record's cursor (unique), for de-duplication."""
-        return typed.text(self.fields, "__CURSOR")
-
-    def get(self, key: str) -> str | None:
-        """A field as text (see `value`)."""
-        return value(self.fields, key)
 
 
 @dataclass
@@ -143,7 +96,7 @@ class Journal:
         if not res.ok and extra and unknown_option(res):
             self._output_fields = False
             return self.query(matches, purpose=purpose, fields=None, timeout=timeout)
-        self._check(res)
+        raise_for(res, self.runner, self.version, self.where if self.journal_args else None)
         self._warnings(res)
         records = list(parse_records(res.stdout))
         self.queries.append(QueryLog(self.runner.describe(argv), purpose, len(res.stdout), len(records), res.seconds))
@@ -158,7 +111,7 @@ class Journal:
         try:
             for block in blocks:
                 for line in block.split(b"\n"):
-                    rec = _record(line)
+                    rec = record_of(line)
                     if rec is not None:
                         yield rec
         finally:
@@ -187,13 +140,13 @@ class Journal:
                     data = b"".join(buf)
                     cut = data.rfind(b"\n") + 1
                     buf, have = ([data[cut:]], len(data) - cut) if cut < len(data) else ([], 0)
-                    block = _json_lines(data[:cut])
+                    block = json_lines(data[:cut])
                     if block:
                         count += block.count(b"\n")
                         yield block
             data = b"".join(buf)
             buf = []
-            block = _json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
+            block = json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
             if block:
                 count += block.count(b"\n")
                 yield block
@@ -203,7 +156,7 @@ class Journal:
             self._output_fields = False
             yield from self.stream_blocks(matches, purpose=purpose, fields=None, size=size)
             return
-        self._check(res)
+        raise_for(res, self.runner, self.version, self.where if self.journal_args else None)
         self._warnings(res)
         self.queries.append(QueryLog(self.runner.describe(argv), purpose, total, count, res.seconds))
 
@@ -212,31 +165,6 @@ class Journal:
             line = line.strip()[:300]
             if line and line not in self.warnings and len(self.warnings) < MAX_WARNINGS:
                 self.warnings.append(line)
-
-    def _check(self, res: CommandResult) -> None:
-        """Turn journalctl's complaints into one-line errors with the next step."""
-        err = res.stderr.decode("utf-8", "replace")
-        line = res.stderr_line()
-        if "insufficient permissions" in err or "not seeing messages from other users and the system" in err:
-            user = user_of(self.runner)
-            raise JournalAccessError(
-                f"{user} on {host_of(self.runner)} may not read the system journal: add it to group"
-                f" systemd-journal (sudo usermod -aG systemd-journal {user if user != 'this user' else '$USER'},"
-                " then log in again) or connect as root"
-            )
-        if not res.ok and unknown_option(res):
-            opt = option_named(err)
-            version = f"systemd {self.version}" if self.version else "its systemd"
-            raise SystemdTooOldError(
-                f"journalctl on {self.runner.host or 'this machine'} ({version}) does not know {opt}: diagnose a"
-                f" log exported with `journalctl -u UNIT -o json > unit.json` instead (crashdoc diagnose unit.json)"
-            )
-        if not res.ok:
-            if self.journal_args:
-                raise InputError(f"journalctl cannot read the {self.where}: {line or f'exit status {res.returncode}'}")
-            raise InputError(
-                f"journalctl failed on {self.runner.host or 'this machine'}: {line or f'exit status {res.returncode}'}"
-            )
 
     # --- the queries -----------------------------------------------------------------------------------
 
@@ -356,55 +284,3 @@ class Journal:
         if not records:
             return None, None
         return records[0].get("_CMDLINE"), records[0].get("_EXE")
-
-
-def _record(line: bytes) -> Record | None:
-    line = line.strip()
-    if not line.startswith(b"{"):
-        return None
-    try:
-        fields = json.loads(line)
-    except ValueError:
-        return None
-    return Record(fields) if isinstance(fields, dict) else None
-
-
-_CURSOR = re.compile(rb'"__CURSOR" ?: ?"([^"\\]+)"')
-
-
-def last_cursor(block: bytes) -> str | None:
-    """The cursor of the last record in a block of whole JSON lines (None when it has none)."""
-    start = block.rfind(b"\n", 0, len(block) - 1) + 1
-    m = _CURSOR.search(block, start)
-    return m.group(1).decode("ascii", "replace") if m else None
-
-
-def _json_lines(block: bytes) -> bytes:
-    """The JSON lines of a block of whole lines (journalctl's `-- No entries --` and the like left out)."""
-    if block.count(b"\n{") + (block[:1] == b"{") == block.count(b"\n"):
-        return block
-    return b"".join(line + b"\n" for line in block.split(b"\n") if line.startswith(b"{"))
-
-
-def parse_records(data: bytes) -> Iterable[Record]:
-    """journalctl -o json output (one object a line) into records; unparsable lines are skipped."""
-    for line in data.splitlines():
-        rec = _record(line)
-        if rec is not None:
-            yield rec
-
-
-def merge(records: Iterable[Record]) -> list[Record]:
-    """De-duplicate by cursor and order by time (stable: records of one query keep journal order)."""
-    seen: set[str] = set()
-    out = []
-    for rec in records:
-        key = rec.cursor or json.dumps(rec.fields, sort_keys=True)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(rec)
-    out.sort(key=lambda r: r.usec)
-    return out
-
-

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from crashdoc.parse.scan import MAX_LINE
+from crashdoc.parse.blocks import MAX_LINE
 
 
 class LineSplitter:

@@ -1,0 +1,118 @@
+"""Blocks of lines as the block scanner (parse/scan.py) handles them: a stream cut into newline-terminated
+segments, the lines it selects (HotLine), and the line arithmetic on a block that finds their windows without
+decoding anything."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from crashdoc.parse.matcher import ScanStats
+
+MAX_LINE = 64 << 10
+"""Longest line kept for parsing; the rest of a longer line is counted, not kept."""
+COUNT_PIECE = 1 << 16
+"""Bytes per newline-count call."""
+
+
+@dataclass(frozen=True, slots=True)
+class HotLine:
+    """A line selected for parsing."""
+
+    lineno: int
+    """1-based line number in the input."""
+    data: bytes
+    """The line without its newline, cut at MAX_LINE bytes."""
+    mask: int = 0
+    """Bit i set when marker class i matched on this line (0 for context lines)."""
+
+
+class State:
+    """Line counting and context carried from one segment to the next."""
+
+    def __init__(self) -> None:
+        self.lineno = 0
+        self.pending = 0
+        self.last_emitted = 0
+        self.tail: list[HotLine] = []
+
+
+def segments(
+    stream: BinaryIO, block_size: int, stats: ScanStats, put: Callable[[bytes, int, int], None], stop: threading.Event
+) -> None:
+    """Cut the input into newline-terminated segments, each handed to `put(data, lo, hi)` (the bytes read counted
+    in `stats`); only a line straddling two reads is copied."""
+    carry = b""
+    long_line = False  # inside a line longer than MAX_LINE, discarding until its newline
+    while not stop.is_set():
+        chunk = stream.read(block_size)
+        stats.bytes += len(chunk)
+        if not chunk:
+            if carry:
+                piece = carry if carry.endswith(b"\n") else carry + b"\n"
+                put(piece, 0, len(piece))
+            return
+        if carry or long_line:
+            nl = chunk.find(b"\n")
+            if nl < 0:  # still inside one line
+                if len(carry) < MAX_LINE:
+                    carry += chunk[: MAX_LINE - len(carry)]
+                long_line = True
+                continue
+            head = carry + chunk[: nl + 1]
+            if len(head) > MAX_LINE + 1:
+                head = head[:MAX_LINE] + b"\n"
+            put(head, 0, len(head))
+            lo = nl + 1
+            carry, long_line = b"", False
+        else:
+            lo = 0
+        hi = chunk.rfind(b"\n", lo) + 1
+        if hi <= lo:
+            carry = chunk[lo : lo + MAX_LINE]
+            long_line = len(chunk) - lo > MAX_LINE
+            continue
+        put(chunk, lo, hi)
+        carry = chunk[hi : hi + MAX_LINE]
+        long_line = len(chunk) - hi > MAX_LINE
+
+
+def count_lines(data: bytes, lo: int, hi: int) -> int:
+    """Newlines in data[lo:hi], counted in pieces so other threads get the GIL in between."""
+    n = 0
+    for i in range(lo, hi, COUNT_PIECE):
+        n += data.count(b"\n", i, min(i + COUNT_PIECE, hi))
+    return n
+
+
+def back_lines(block: bytes, start: int, n: int, lo: int) -> tuple[int, int]:
+    """(offset of the line `n` lines before the line starting at `start`, lines wanted before `lo`)."""
+    for i in range(n):
+        if start <= lo:
+            return lo, n - i
+        start = max(block.rfind(b"\n", lo, start - 1) + 1, lo)
+    return start, 0
+
+
+def skip_lines(block: bytes, start: int, n: int, hi: int) -> tuple[int, int]:
+    """(offset just after `n` lines starting at `start`, lines still wanted past `hi`)."""
+    pos = start
+    for i in range(n):
+        nxt = block.find(b"\n", pos, hi)
+        if nxt < 0:
+            return hi, n - i
+        pos = nxt + 1
+    return pos, 0
+
+
+def tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLine]:
+    """The last `n` lines of block[lo:hi] (newline-terminated), with their line numbers."""
+    out: list[HotLine] = []
+    end = hi - 1
+    while len(out) < n and end > lo:
+        start = max(block.rfind(b"\n", lo, end) + 1, lo)
+        out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
+        end = start - 1
+    return out[::-1]
