@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import time
 from pathlib import Path
 
 import pytest
@@ -125,8 +124,10 @@ def test_an_edit_that_keeps_size_and_mtime_is_seen(tmp_path: Path, monkeypatch: 
     path = rules / "other" / "acme-license-server-down.yaml"
     old = path.stat()
     assert KnowledgeBase.load(extra_dirs=(rules,)).get("acme-license-server-down").priority == 77  # type: ignore[union-attr]
-    time.sleep(0.05)  # past the file system's timestamp granularity
-    _user_rules(tmp_path, VALID.replace("priority: 77", "priority: 78"))
+    while True:  # rewritten until the file system's clock has moved past the old ctime (its granularity)
+        _user_rules(tmp_path, VALID.replace("priority: 77", "priority: 78"))
+        if path.stat().st_ctime_ns != old.st_ctime_ns:
+            break
     os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
     assert path.stat().st_size == old.st_size and path.stat().st_mtime_ns == old.st_mtime_ns
     assert KnowledgeBase.load(extra_dirs=(rules,)).get("acme-license-server-down").priority == 78  # type: ignore[union-attr]
