@@ -39,7 +39,7 @@ def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-LITERALS_VERSION = 1
+LITERALS_VERSION = 4
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
@@ -47,12 +47,25 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
     out: dict[str, list[str]] = {}
     for p in patterns:
         lits = necessary_literals(p)
-        if lits is None:
+        if lits is None or lits.weak and _compiles(p):
             out.setdefault(p, []).append(p)
             continue
         for s in sorted(lits.strings):
             out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
     return list(out.items())
+
+
+def _compiles(pattern: str) -> bool:
+    """Whether the block pass can run `pattern` itself (hyperscan compiles it; without hyperscan, Python does)."""
+    try:
+        import hyperscan
+    except ImportError:  # pragma: no cover - the Python fallback runs any pattern
+        return True
+    try:
+        hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK).compile(expressions=[pattern.encode()], ids=[0], flags=[0])
+    except Exception:  # NOTE: hyperscan.error, or a pattern it reads differently: keep its literals
+        return False
+    return True
 
 
 def _hs_literal(s: str) -> str:

@@ -43,6 +43,12 @@ class Literals:
     def shortest(self) -> int:
         return min((len(s) for s in self.strings), default=0)
 
+    @property
+    def weak(self) -> bool:
+        """True when one of the strings is made of words ordinary lines are full of (`with`, `please `): the set
+        would find most lines of a request log, so the pattern itself is the better prefilter."""
+        return any(_common(s) for s in self.strings)
+
 
 @dataclass(frozen=True)
 class _Info:

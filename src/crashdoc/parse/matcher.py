@@ -44,7 +44,7 @@ class Matcher:
             self.scratch = _hs.Scratch(self.hs_db)
             stats.engine = "hyperscan"
         else:
-            self.py = [(re.compile(p.encode()), ci) for p, ci in exprs]
+            self.py = [(re.compile(p.encode(), re.MULTILINE), ci) for p, ci in exprs]
 
 
     def new_scratch(self) -> object:
@@ -83,10 +83,12 @@ def new_scratch(db: Any) -> Any:
 
 
 def _hs_compile(exprs: Sequence[tuple[str, int]]) -> Any:
+    # NOTE: multi-line: a block holds many lines, and `^`/`$` in a rule mean a line's start and end, as they do
+    # when the rule is searched on one line
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(
         expressions=[p.encode() for p, _ in exprs], ids=[ci for _, ci in exprs],
-        elements=len(exprs), flags=[0] * len(exprs),
+        elements=len(exprs), flags=[_hs.HS_FLAG_MULTILINE] * len(exprs),
     )
     return db
 
@@ -104,7 +106,7 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
         db, known = _CACHE[exprs]
         stats.skipped_patterns.extend(known)
         return db
-    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""))).encode()).hexdigest()[:24]
+    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""), "multiline")).encode()).hexdigest()[:24]
     d = cache_dir()
     path = d / f"scan-{key}.hsdb" if d is not None else None
     skipped: list[str] = []
