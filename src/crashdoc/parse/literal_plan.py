@@ -9,20 +9,21 @@ import json
 import os
 from collections.abc import Sequence
 
-from crashdoc.parse.literals import necessary_literals
+from crashdoc.parse.literals import alternatives, necessary_literals
 from crashdoc.parse.matcher import cache_dir
 
 
-def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
-    """The block pass's stand-ins for `patterns`, each with the patterns it stands for: their necessary literals
-    (`(?i)` for a caseless set), and a pattern itself where it has no literal of MIN_LEN characters
-    (parse/literals.py). Kept on disk beside the hyperscan databases (the analysis costs a few hundred ms)."""
+def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
+    """The block pass's stand-ins for `patterns`, each with the patterns it stands for and whether it is a regex
+    (else a literal): per top-level alternative of a pattern, its necessary literals (`(?i)` for a caseless set),
+    or the alternative itself where it has no literal of MIN_LEN characters or only common words (parse/literals.py).
+    Kept on disk beside the hyperscan databases (the analysis costs a few hundred ms)."""
     key = hashlib.sha256(repr((LITERALS_VERSION, tuple(patterns))).encode()).hexdigest()[:24]
     d = cache_dir()
     path = d / f"literals-{key}.json" if d is not None else None
     if path is not None:
         try:
-            return [(lit, pats) for lit, pats in json.loads(path.read_text())]
+            return [(lit, pats, bool(whole)) for lit, pats, whole in json.loads(path.read_text())]
         except (OSError, ValueError, TypeError):
             pass
     out = _prefilter_patterns(patterns)
@@ -39,20 +40,28 @@ def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
     return out
 
 
-LITERALS_VERSION = 4
+LITERALS_VERSION = 8
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
-def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str]]]:
+def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
     out: dict[str, list[str]] = {}
+    whole: set[str] = set()
     for p in patterns:
-        lits = necessary_literals(p)
-        if lits is None or lits.weak and _compiles(p):
-            out.setdefault(p, []).append(p)
-            continue
-        for s in sorted(lits.strings):
-            out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
-    return list(out.items())
+        for branch in alternatives(p):
+            lits = necessary_literals(branch)
+            if lits is not None and lits.weak:
+                # NOTE: an alternative whose literals include a bare common word (`with`, `needs`, `please`) is not
+                # searched for on every line (it would find most lines of a request log, or cost more than all the
+                # markers as a regex): it classifies the lines the markers and the other rules make hot
+                continue
+            if lits is None and _compiles(branch):
+                out.setdefault(branch, []).append(p)  # NOTE: found by the branch itself, confirmed by the pattern
+                whole.add(branch)
+                continue
+            for s in sorted(lits.strings):
+                out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
+    return [(k, sorted(set(v)), k in whole) for k, v in out.items()]
 
 
 def _compiles(pattern: str) -> bool:

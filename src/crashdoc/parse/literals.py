@@ -14,6 +14,7 @@ its literal set. Under `(?i)` the strings are lower case and searched caselessly
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,9 +46,9 @@ class Literals:
 
     @property
     def weak(self) -> bool:
-        """True when one of the strings is made of words ordinary lines are full of (`with`, `please `): the set
-        would find most lines of a request log, so the pattern itself is the better prefilter."""
-        return any(_common(s) for s in self.strings)
+        """True when one of the strings is a word ordinary lines are full of (`with`, `please `): the set would
+        find most lines of a request log (a phrase of such words, `Try using`, is rare enough)."""
+        return any(_common(s) and len(s.split()) < 2 for s in self.strings)
 
 
 @dataclass(frozen=True)
@@ -196,3 +197,77 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
         req = info.exact if info.exact is not None and "" not in info.exact else info.req
         return _Info(None, req)
     return _NONE  # ANY, NOT_LITERAL, CATEGORY, GROUPREF ...
+
+
+_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+
+
+def alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of `pattern`, an outer group that spans a whole alternative opened up in turn:
+    every match of one is a match of `pattern`, and each may have a literal set where their union has none good
+    (one branch made of common words spoils the set of all). Leading global flags are carried to each; a pattern
+    that does not split cleanly is returned whole."""
+    m = _GLOBAL_FLAGS.match(pattern)
+    flags, body = (m.group(), pattern[m.end():]) if m else ("", pattern)
+    out = [flags + b for b in _split(body)]
+    try:
+        for b in out:
+            re.compile(b)
+    except re.error:
+        return [pattern]
+    return out
+
+
+def _split(body: str, depth: int = 0) -> list[str]:
+    parts: list[str] = []
+    level, start, i, n = 0, 0, 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":  # a class: `]` first or escaped does not close it
+            i += 2 if body[i + 1 : i + 2] == "^" else 1
+            i += 1 if body[i : i + 1] == "]" else 0
+            while i < n and body[i] != "]":
+                i += 2 if body[i] == "\\" else 1
+        elif c == "(":
+            level += 1
+        elif c == ")":
+            level -= 1
+        elif c == "|" and level == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    parts.append(body[start:])
+    out: list[str] = []
+    for part in parts:
+        inner = _group_body(part)
+        out.extend(_split(inner, depth + 1) if inner is not None and depth < 4 else [part])
+    return out
+
+
+def _group_body(part: str) -> str | None:
+    """The body of `(?:...)` or `(...)` when that group is the whole of `part`, else None."""
+    head = 3 if part.startswith("(?:") else 1 if part.startswith("(") and not part.startswith("(?") else 0
+    if not head or not part.endswith(")"):
+        return None
+    level, i = 0, 0
+    while i < len(part):
+        c = part[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i += 2 if part[i + 1 : i + 2] == "^" else 1
+            i += 1 if part[i : i + 1] == "]" else 0
+            while i < len(part) and part[i] != "]":
+                i += 2 if part[i] == "\\" else 1
+        elif c == "(":
+            level += 1
+        elif c == ")":
+            level -= 1
+            if level == 0:
+                return part[head:-1] if i == len(part) - 1 else None
+        i += 1
+    return None

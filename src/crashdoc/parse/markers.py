@@ -50,6 +50,9 @@ class MarkerClass:
     drop_quoted: frozenset[str] = frozenset()
     """A hit inside a quoted value (after `: '`, `="` ...) of a line with a level field in this set does not
     make the line hot: a request log's prompt, a config dump; the head of the line still counts."""
+    prefilter: bool = False
+    """Scanned in hyperscan's prefilter mode (cheaper; it may also find near misses): for a rule's regex, which
+    the scanner confirms on the line with Python."""
 
 
 TRACEBACK = MarkerClass(

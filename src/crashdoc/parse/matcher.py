@@ -38,9 +38,10 @@ class Matcher:
     def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats, use_hyperscan: bool = True) -> None:
         self.classes = classes
         exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
+        prefilter = frozenset(p for c in classes if c.prefilter for p in c.patterns)
         self.hs_db: Any = None
         if _hs is not None and use_hyperscan:
-            self.hs_db = _compiled(tuple(exprs), stats)
+            self.hs_db = _compiled(tuple(exprs), stats, prefilter)
             self.scratch = _hs.Scratch(self.hs_db)
             stats.engine = "hyperscan"
         else:
@@ -72,9 +73,11 @@ def hyperscan_available() -> bool:
     return _hs is not None
 
 
-def compiled_database(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
+def compiled_database(
+    exprs: tuple[tuple[str, int], ...], stats: ScanStats, prefilter: frozenset[str] = frozenset()
+) -> Any:
     """A hyperscan database of (pattern, id) pairs, compiled once and cached on disk (see `_compiled`)."""
-    return _compiled(exprs, stats)
+    return _compiled(exprs, stats, prefilter)
 
 
 def new_scratch(db: Any) -> Any:
@@ -82,31 +85,32 @@ def new_scratch(db: Any) -> Any:
     return _hs.Scratch(db)
 
 
-def _hs_compile(exprs: Sequence[tuple[str, int]]) -> Any:
+def _hs_compile(exprs: Sequence[tuple[str, int]], prefilter: frozenset[str] = frozenset()) -> Any:
     # NOTE: multi-line: a block holds many lines, and `^`/`$` in a rule mean a line's start and end, as they do
     # when the rule is searched on one line
     db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
     db.compile(
         expressions=[p.encode() for p, _ in exprs], ids=[ci for _, ci in exprs],
-        elements=len(exprs), flags=[_hs.HS_FLAG_MULTILINE] * len(exprs),
+        elements=len(exprs),
+        flags=[_hs.HS_FLAG_MULTILINE | (_hs.HS_FLAG_PREFILTER if p in prefilter else 0) for p, _ in exprs],
     )
     return db
 
 
-_CACHE: dict[tuple[tuple[str, int], ...], tuple[Any, list[str]]] = {}
+_CACHE: dict[tuple[tuple[tuple[str, int], ...], frozenset[str]], tuple[Any, list[str]]] = {}
 
 
-def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
+def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats, prefilter: frozenset[str] = frozenset()) -> Any:
     """A hyperscan database for exprs; patterns hyperscan cannot compile are left out (and listed).
 
     Compiled once per process and kept on disk (hyperscan's serialised form, keyed by the patterns), since
     compiling a few hundred rule patterns costs about half a second at every start.
     """
-    if exprs in _CACHE:
-        db, known = _CACHE[exprs]
+    if (exprs, prefilter) in _CACHE:
+        db, known = _CACHE[exprs, prefilter]
         stats.skipped_patterns.extend(known)
         return db
-    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""), "multiline")).encode()).hexdigest()[:24]
+    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""), "multiline", sorted(prefilter))).encode()).hexdigest()[:24]
     d = cache_dir()
     path = d / f"scan-{key}.hsdb" if d is not None else None
     skipped: list[str] = []
@@ -122,16 +126,16 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
         db = None
     if db is None:
         try:
-            db = _hs_compile(exprs)
+            db = _hs_compile(exprs, prefilter)
         except Exception:
             keep = []
             for e in exprs:
                 try:
-                    _hs_compile([e])
+                    _hs_compile([e], prefilter)
                     keep.append(e)
                 except Exception:
                     skipped.append(e[0])
-            db = _hs_compile(keep)
+            db = _hs_compile(keep, prefilter)
         try:
             if path is not None:
                 meta = json.dumps(skipped).encode()
@@ -142,7 +146,7 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats) -> Any:
                 _prune(path.parent)
         except OSError:
             pass  # a read-only home: compile at every start
-    _CACHE[exprs] = (db, skipped)
+    _CACHE[exprs, prefilter] = (db, skipped)
     stats.skipped_patterns.extend(skipped)
     return db
 

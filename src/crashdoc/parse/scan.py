@@ -13,6 +13,7 @@ import re
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 from crashdoc.parse.blocks import MAX_LINE, HotLine, State, back_lines, count_lines, segments, skip_lines, tail
@@ -25,6 +26,8 @@ BLOCK = 8 << 20
 """Bytes read per block."""
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
+SCAN_THREADS = 2
+"""Threads running the hyperscan pass over blocks at once (it releases the GIL: one per core of a small host)."""
 MAX_BEFORE = 3
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
@@ -54,8 +57,8 @@ class Scanner:
             rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
             self.rule_index = len(classes)
             self.rule_matcher = Matcher([rule], self.stats, use_hyperscan)
-            for lit, pats in prefilter_patterns(extra_patterns):
-                block.append(MarkerClass("rule", (lit,), before=1, after=6))
+            for lit, pats, whole in prefilter_patterns(extra_patterns):
+                block.append(MarkerClass("rule", (lit,), before=1, after=6, prefilter=whole))
                 self.literal_rules.append(tuple(pats))
             classes.append(rule)
         self.classes = classes
@@ -79,7 +82,8 @@ class Scanner:
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = State()
-        q: queue.Queue[tuple[bytes, int, int, list[tuple[int, int]]] | BaseException | None] = queue.Queue(maxsize=4)
+        q: queue.Queue[tuple[bytes, int, int, Future[list[tuple[int, int]]]] | BaseException | None]
+        q = queue.Queue(maxsize=4)
         stop = threading.Event()
         producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
         # NOTE: the producer needs the GIL only briefly between blocks; a short switch interval, with the line
@@ -95,7 +99,7 @@ class Scanner:
                 if isinstance(item, BaseException):
                     raise item
                 data, lo, hi, hits = item
-                yield from self._segment(data, lo, hi, hits, st)
+                yield from self._segment(data, lo, hi, hits.result(), st)
         finally:
             sys.setswitchinterval(interval)
             stop.set()
@@ -107,35 +111,44 @@ class Scanner:
         self.stats.lines = st.lineno
 
     def _produce(self, stream: BinaryIO, q: queue.Queue[Any], stop: threading.Event) -> None:
-        """Read blocks, split them at newlines, find the hits; put (data, lo, hi, hits) segments on q."""
-        scratch = self.matcher.new_scratch()
+        """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits)
+        segments on q, in input order."""
+        scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
+        for _ in range(SCAN_THREADS):
+            scratches.put(self.matcher.new_scratch())
 
-        def put(data: bytes, lo: int, hi: int) -> None:
-            view = memoryview(data)[lo:hi]
-            hits = [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
-            view.release()
-            while not stop.is_set():
-                try:
-                    q.put((data, lo, hi, hits), timeout=0.1)
-                    return
-                except queue.Full:
-                    continue
+        def scan(data: bytes, lo: int, hi: int) -> list[tuple[int, int]]:
+            scratch = scratches.get()  # one scratch per scan in flight (hyperscan's rule)
+            try:
+                with memoryview(data)[lo:hi] as view:
+                    return [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
+            finally:
+                scratches.put(scratch)
 
-        try:
-            segments(stream, self.block_size, self.stats, put, stop)
-            q.put(None)
-        except BaseException as exc:
-            q.put(exc)
+        with ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="crashdoc-hs") as pool:
+
+            def put(data: bytes, lo: int, hi: int) -> None:
+                item = (data, lo, hi, pool.submit(scan, data, lo, hi))
+                while not stop.is_set():
+                    try:
+                        q.put(item, timeout=0.1)
+                        return
+                    except queue.Full:
+                        continue
+
+            try:
+                segments(stream, self.block_size, self.stats, put, stop)
+                q.put(None)
+            except BaseException as exc:
+                q.put(exc)
 
     def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State) -> Iterator[HotLine]:
+        # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
+        # over every line of the block and confirmed them (`_block_lines`)
         for item in self._block_lines(data, lo, hi, hits, st):
             self.stats.selected += 1
             st.last_emitted = item.lineno
-            if self.rule_index < 0 or item.mask >> self.rule_index & 1:
-                yield item
-                continue
-            rule = self._rule_bit(item.data)  # a context line a rule knows
-            yield HotLine(item.lineno, item.data, item.mask | rule) if rule else item
+            yield item
         st.lineno += count_lines(data, lo, hi)
         st.tail = [t for t in (st.tail + tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
@@ -156,19 +169,6 @@ class Scanner:
             if m is not None and passes(cls, line, max(m.end() - 1, 0), level):
                 return True
         return False
-
-    def _rule_bit(self, line: bytes) -> int:
-        """The rule class's bit when a knowledge-base regex matches the selected line (and passes its check)."""
-        if self.rule_matcher is None:
-            return 0
-        found = self.rule_matcher.hits(line)
-        if not found:
-            return 0
-        cls = self.classes[self.rule_index]
-        level = line_level(line)
-        if any(passes(cls, line, pos, level) for pos, _ in found):
-            return 1 << self.rule_index
-        return 0
 
     def class_bit(self, name: str) -> int:
         """The mask bit of a marker class (0 when there is no such class)."""
