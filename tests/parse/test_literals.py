@@ -9,7 +9,7 @@ import pytest
 
 from crashdoc.kb import KnowledgeBase
 from crashdoc.kb.scan import to_scan_pattern
-from crashdoc.parse.literals import MIN_LEN, necessary_literals
+from crashdoc.parse.literals import MIN_LEN, alternatives, necessary_literals
 from crashdoc.parse.scan import Scanner
 
 
@@ -79,3 +79,49 @@ def test_scanner_finds_a_rule_only_line_through_its_literal() -> None:
 
     hot = list(sc.lines(io.BytesIO(b"INFO starting\n" * 50 + line + b"\n" + b"INFO serving\n" * 50)))
     assert [h.lineno for h in hot if h.mask & sc.class_bit("rule")] == [51]
+
+
+def test_alternatives_open_outer_groups_and_keep_flags() -> None:
+    assert alternatives(r"(?i)(?:foo bar|baz (?:qux|quux))") == ["(?i)foo bar", "(?i)baz (?:qux|quux)"]
+    assert alternatives(r"(?:a|b)c") == ["(?:a|b)c"]  # the group is not the whole alternative
+    assert alternatives(r"[|(]x|y\|z") == ["[|(]x", r"y\|z"]  # a class and an escape do not split
+
+
+def test_every_match_of_a_rule_is_a_match_of_one_of_its_alternatives() -> None:
+    """Splitting a rule's regex at its top-level alternatives loses no match (the block pass finds a line by one
+    alternative and confirms it with the whole regex)."""
+    kb = KnowledgeBase.load()
+    split = 0
+    for rule in kb.rules:
+        for rx in rule.regexes:
+            p = to_scan_pattern(rx, rule.ignore_case)
+            if p is None:
+                continue
+            alts = [re.compile(a.encode()) for a in alternatives(p)]
+            split += len(alts) > 1
+            for ex in rule.examples:
+                for line in ex.log.encode().splitlines():
+                    if re.search(p.encode(), line):
+                        assert any(a.search(line) for a in alts), (rule.id, p, line)
+    assert split > 20
+
+
+def test_a_bare_common_word_makes_a_literal_set_weak_a_phrase_does_not() -> None:
+    weak = necessary_literals(r"\b(?:[Rr]equires?|with|both)\b[^\n]{0,60}?[\s(]([a-z][\w.\-]*)(?:>=|==)")
+    assert weak is not None and weak.weak
+    phrase = necessary_literals(r"\b(?:[Tt]ry|[Cc]onsider) (?:using|setting) (--[a-z][\w-]+)")
+    assert phrase is not None and not phrase.weak
+
+
+def test_markers_do_not_fire_on_failure_words_inside_prose() -> None:
+    """An INFO request log whose prompt talks about errors, kills and failures has no marker hit at all (the
+    markers are anchored to what failures print), while the same words as failures do."""
+    sc = Scanner()
+    prose = (b"(APIServer pid=1) INFO 11-24 06:07:36 [logger.py:43] Received request chatcmpl-1: prompt: 'Starting from "
+             b"the error, I killed the job and it failed to restart, access was denied. Aborted plans.'\n")
+    assert sc.matcher.hits(prose) == []
+    for failure in (b"Killed\n", b"/bin/sh: line 1: 4242 Killed python -m vllm\n", b"PermissionError: denied\n",
+                    b"open /dev/nvidia0: Permission denied\n", b"Failed to initialize NVML: Driver/library version mismatch\n",
+                    b"Aborted (core dumped)\n", b"worker was killed by signal 9\n", b"error: unrecognized arguments: --foo\n",
+                    b"Nov 24 00:00:03 host systemd[1]: Starting vllm.service - vLLM...\n"):
+        assert sc.matcher.hits(failure), failure

@@ -55,26 +55,13 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], b
                 # searched for on every line (it would find most lines of a request log, or cost more than all the
                 # markers as a regex): it classifies the lines the markers and the other rules make hot
                 continue
-            if lits is None and _compiles(branch):
+            if lits is None:
                 out.setdefault(branch, []).append(p)  # NOTE: found by the branch itself, confirmed by the pattern
                 whole.add(branch)
                 continue
             for s in sorted(lits.strings):
                 out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
     return [(k, sorted(set(v)), k in whole) for k, v in out.items()]
-
-
-def _compiles(pattern: str) -> bool:
-    """Whether the block pass can run `pattern` itself (hyperscan compiles it; without hyperscan, Python does)."""
-    try:
-        import hyperscan
-    except ImportError:  # pragma: no cover - the Python fallback runs any pattern
-        return True
-    try:
-        hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK).compile(expressions=[pattern.encode()], ids=[0], flags=[0])
-    except Exception:  # NOTE: hyperscan.error, or a pattern it reads differently: keep its literals
-        return False
-    return True
 
 
 def _hs_literal(s: str) -> str:
