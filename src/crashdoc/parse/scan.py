@@ -7,6 +7,7 @@ small factor of `grep` on gigabyte logs while memory stays bounded by the block 
 
 from __future__ import annotations
 
+import bisect
 import functools
 import queue
 import re
@@ -21,6 +22,7 @@ from crashdoc.parse.literal_plan import prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
+from crashdoc.parse.windows import windows
 
 BLOCK = 8 << 20
 """Bytes read per block."""
@@ -145,11 +147,12 @@ class Scanner:
     def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
         # over every line of the block and confirmed them (`_block_lines`)
-        for item in self._block_lines(data, lo, hi, hits, st):
+        lines = count_lines(data, lo, hi)
+        for item in self._block_lines(data, lo, hi, hits, st, lines):
             self.stats.selected += 1
             st.last_emitted = item.lineno
             yield item
-        st.lineno += count_lines(data, lo, hi)
+        st.lineno += lines
         st.tail = [t for t in (st.tail + tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
     def mask(self, data: bytes) -> int:
@@ -178,35 +181,33 @@ class Scanner:
         return 0
 
     def _block_lines(
-        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State
+        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State, lines: int
     ) -> Iterator[HotLine]:
-        """Hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
-        windows: list[tuple[int, int]] = []  # (start offset, end offset) of line ranges, end exclusive
-        want_prev = 0
-        owed = 0
-        pending = st.pending
-        if pending:
-            end, owed = skip_lines(block, lo, pending, hi)
-            windows.append((lo, end))
-        last_line_start, line_end = -1, -1
-        masks: dict[int, int] = {}
+        """Hot windows of block[lo:hi] (`lines` whole lines); leaves the context still owed in `st.pending`."""
+        starts: list[int] = []  # offsets of the lines with an accepted hit, in order; their indexes in `index`
+        index: list[int] = []
+        masks: dict[int, int] = {}  # line index -> mask
+        events: list[tuple[int, int, int]] = []  # (line index, before, after) of each accepted hit
         tried: dict[int, int] = {}
         tried_literals: set[tuple[int, int]] = set()
+        last_line_start = line_end = idx = -1
         level: tuple[str | None, int] | None = None
         line: bytes | None = None
         for pos, ci in hits:
-            if last_line_start <= pos < line_end:
-                start = last_line_start
-            else:
-                start = block.rfind(b"\n", lo, pos) + 1 or lo
-                start = max(start, lo)
-                line_end = block.find(b"\n", pos, hi)
-                line_end = hi if line_end < 0 else line_end
-                last_line_start, level, line = start, None, None
+            if not last_line_start <= pos < line_end:
+                start = max(block.rfind(b"\n", lo, pos) + 1, lo)
+                end = block.find(b"\n", pos, hi)
+                end = hi if end < 0 else end
+                if start != last_line_start:  # (a hit on a line's newline is still that line's)
+                    # NOTE: counted from the last hit's line only: a dense block costs one short count per line
+                    idx = block.count(b"\n", lo, start) if idx < 0 else idx + 1 + block.count(b"\n", line_end + 1, start)
+                    level, line = None, None
+                last_line_start, line_end = start, end
+            start = last_line_start
             if level is not None and level[0] in self.quiet_classes.get(ci, ()) and pos - start >= level[1]:
                 continue  # a hit after a level field its class refuses (what `passes` says, without the call)
             if ci >= self.rule_index >= 0:  # a rule's literal: the rules that contain it decide, on this line only
-                if masks.get(start, 0) >> self.rule_index & 1 or (start, ci) in tried_literals:
+                if masks.get(idx, 0) >> self.rule_index & 1 or (start, ci) in tried_literals:
                     continue
                 tried_literals.add((start, ci))
                 hit = ci
@@ -220,7 +221,6 @@ class Scanner:
                 # literal that fails it (a quoted prompt in an INFO line) cannot give a match that passes
                 if not passes(cls, line, pos - start, level) or not self._literal_confirms(hit - ci, line, level):
                     continue
-                bit = 1 << ci
             else:
                 bit = 1 << ci
                 seen = tried.get(start, 0)
@@ -235,35 +235,32 @@ class Scanner:
                         level = line_level(line)
                     if not passes(cls, line, pos - start, level):
                         continue
-            masks[start] = masks.get(start, 0) | bit
-            wstart, short = back_lines(block, start, cls.before, lo)
-            if not windows and wstart == lo:
-                want_prev = max(want_prev, short)
-            if windows and wstart <= windows[-1][1]:
-                cur = windows[-1][1]
-                # NOTE: extend from the current end, so a run of hot lines costs one pass, not one per hit
-                have = block.count(b"\n", start, cur) if cur > start else 0
-                if have < cls.after + 1:
-                    wend, short = skip_lines(block, max(cur, start), cls.after + 1 - have, hi)
-                    owed = max(owed, short)
-                    if wend > cur:
-                        windows[-1] = (windows[-1][0], wend)
+            if idx not in masks:
+                starts.append(start)
+                index.append(idx)
+            masks[idx] = masks.get(idx, 0) | 1 << ci
+            events.append((idx, cls.before, cls.after))
+        win = windows(events, lines, st.pending)
+        if win.want_prev and not st.pending:
+            yield from st.tail[-win.want_prev:]
+        for ws, we in win.ranges:
+            first = bisect.bisect_left(index, ws)  # the first hot line at or after the window's start
+            if first < len(index) and index[first] < we:
+                wstart = back_lines(block, starts[first], index[first] - ws, lo)[0]
+            else:  # only the context owed by the previous block
+                wstart = lo
+            last = bisect.bisect_left(index, we) - 1  # the last hot line inside the window
+            if we >= lines:
+                wend = hi
+            elif last >= 0 and index[last] >= ws:
+                wend = skip_lines(block, starts[last], we - index[last], hi)[0]
             else:
-                wend, short = skip_lines(block, start, cls.after + 1, hi)
-                owed = max(owed, short)
-                windows.append((wstart, wend))
-        if want_prev and not pending:
-            yield from st.tail[-want_prev:]
-        counted_to, lineno = lo, st.lineno
-        for wstart, wend in windows:
-            lineno += block.count(b"\n", counted_to, wstart)
-            offset = wstart
+                wend = skip_lines(block, lo, we, hi)[0]
+            lineno = st.lineno + ws
             for data in block[wstart:wend].split(b"\n")[:-1]:
+                yield HotLine(lineno + 1, data[:MAX_LINE], masks.get(lineno - st.lineno, 0))
                 lineno += 1
-                yield HotLine(lineno, data[:MAX_LINE], masks.get(offset, 0))
-                offset += len(data) + 1
-            counted_to = wend
-        st.pending = owed if windows and windows[-1][1] >= hi else 0
+        st.pending = win.owed
 
 
 @functools.cache
