@@ -49,9 +49,13 @@ test: system-deps $(BIN)/crashdoc lint
 	$(BIN)/crashdoc rules test
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
+## bench: issue 12's matrix (every log shape at BENCH_SIZES against grep, the journal file against journalctl),
+## then long and many error lines, and start-up; each prints its table and the floors (bench/README.md)
+BENCH_SIZES ?= 100M
 bench: $(BIN)/crashdoc
-	$(BIN)/python bench/bench_scan.py
-	$(BIN)/python bench/bench_watch.py
+	$(BIN)/python bench/matrix.py --sizes $(BENCH_SIZES)
+	$(BIN)/python bench/bench_lines.py
+	$(BIN)/python bench/bench_startup.py --warm-only
 
 ## fuzz: 100,000 hostile inputs through diagnose and every renderer (make test runs a fixed-seed 600), then the
 ## growth check (time on doubled inputs); failing inputs land in tests/fuzz/regressions/
