@@ -67,3 +67,34 @@ def test_a_line_longer_than_the_block_is_cut_and_the_rest_still_counted() -> Non
 def test_last_line_without_newline_is_read() -> None:
     got = _select(b"INFO x\nRuntimeError: no newline at end")
     assert got[-1] == (2, b"RuntimeError: no newline at end")
+
+
+def _crash_loop() -> bytes:
+    """An error-dense log: restarts whose 4 ranks print the same traceback interleaved (every line a hit)."""
+    out = []
+    for attempt in range(40):
+        out.append(b"Nov 30 09:%02d:00 h systemd[1]: Started x.service - X." % (attempt % 60))
+        for i, frame in enumerate([b"Traceback (most recent call last):", b'  File "/v/vllm/x.py", line 3, in f',
+                                   b"    g()", b"RuntimeError: flashinfer version mismatch"]):
+            for rank in range(4):
+                out.append(b"Nov 30 09:%02d:%02d h vllm[%d]: (Worker_TP%d pid=%d) ERROR [x.py:1] %s"
+                           % (attempt % 60, i, 1000 + attempt, rank, 2000 + rank, frame))
+        out.append(b"Nov 30 09:%02d:09 h systemd[1]: x.service: Main process exited, code=exited, status=1/FAILURE"
+                   % (attempt % 60))
+        out.extend(b"Nov 30 09:%02d:10 h vllm[1]: INFO ok %d" % (attempt % 60, k) for k in range(attempt % 7))
+    return b"\n".join(out) + b"\n"
+
+
+@pytest.mark.parametrize("block", [97, 1000, 4096])
+def test_dense_log_selection_and_masks_do_not_depend_on_the_block_size(block: int) -> None:
+    data = _crash_loop()
+
+    def select(**kw: object) -> list[tuple[int, int, bytes]]:
+        sc = Scanner(**kw)  # type: ignore[arg-type]
+        return [(h.lineno, h.mask, h.data) for h in sc.lines(io.BytesIO(data))]
+
+    whole = select()
+    lines = data.split(b"\n")
+    assert all(lines[n - 1] == d for n, _, d in whole)
+    assert sum(1 for _, m, _ in whole if m) > 40 * 17  # every traceback line and systemd record is hot
+    assert select(block_size=block) == whole

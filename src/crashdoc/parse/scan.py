@@ -15,6 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from crashdoc.parse.blocks import MAX_LINE, HotLine, State, back_lines, count_lines, segments, skip_lines, tail
@@ -146,13 +147,13 @@ class Scanner:
 
     def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
-        # over every line of the block and confirmed them (`_block_lines`)
-        lines = count_lines(data, lo, hi)
-        for item in self._block_lines(data, lo, hi, hits, st, lines):
+        # over every line of the block and confirmed them (`_judge`)
+        hot = self._judge(data, lo, hi, hits)
+        for item in self._emit(data, lo, hi, hot, st):
             self.stats.selected += 1
             st.last_emitted = item.lineno
             yield item
-        st.lineno += lines
+        st.lineno += hot.lines
         st.tail = [t for t in (st.tail + tail(data, lo, hi, st.lineno, MAX_BEFORE))[-MAX_BEFORE:] if t.lineno > st.last_emitted]
 
     def mask(self, data: bytes) -> int:
@@ -180,10 +181,9 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _block_lines(
-        self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State, lines: int
-    ) -> Iterator[HotLine]:
-        """Hot windows of block[lo:hi] (`lines` whole lines); leaves the context still owed in `st.pending`."""
+    def _judge(self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]]) -> _Hot:
+        """The hits of block[lo:hi] that make their lines hot (the strict checks), and its line count: counted
+        between the hit lines as they are met, so each byte is counted once whatever the density."""
         starts: list[int] = []  # offsets of the lines with an accepted hit, in order; their indexes in `index`
         index: list[int] = []
         masks: dict[int, int] = {}  # line index -> mask
@@ -240,7 +240,13 @@ class Scanner:
                 index.append(idx)
             masks[idx] = masks.get(idx, 0) | 1 << ci
             events.append((idx, cls.before, cls.after))
-        win = windows(events, lines, st.pending)
+        lines = (idx + 1 + block.count(b"\n", line_end + 1, hi)) if idx >= 0 else count_lines(block, lo, hi)
+        return _Hot(starts, index, masks, events, lines)
+
+    def _emit(self, block: bytes, lo: int, hi: int, hot: _Hot, st: State) -> Iterator[HotLine]:
+        """The hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
+        starts, index, masks, lines = hot.starts, hot.index, hot.masks, hot.lines
+        win = windows(hot.events, lines, st.pending)
         if win.want_prev and not st.pending:
             yield from st.tail[-win.want_prev:]
         for ws, we in win.ranges:
@@ -261,6 +267,21 @@ class Scanner:
                 yield HotLine(lineno + 1, data[:MAX_LINE], masks.get(lineno - st.lineno, 0))
                 lineno += 1
         st.pending = win.owed
+
+
+@dataclass(frozen=True, slots=True)
+class _Hot:
+    """What `Scanner._judge` found in a block."""
+
+    starts: list[int]
+    """Offsets of the lines with an accepted hit, in order."""
+    index: list[int]
+    """Their line indexes in the block."""
+    masks: dict[int, int]
+    """Line index -> the classes that made it hot."""
+    events: list[tuple[int, int, int]]
+    """(line index, lines before, lines after) of each accepted hit, in hit order."""
+    lines: int
 
 
 @functools.cache
