@@ -50,7 +50,7 @@ class Matcher:
 
     def new_scratch(self) -> object:
         """A scratch space for scanning on another thread (one scratch per thread)."""
-        return _hs.Scratch(self.hs_db) if self.hs_db is not None else None
+        return self.scratch.clone() if self.hs_db is not None else None  # NOTE: a copy, cheaper than allocating
 
     def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
         """(offset inside the matching line, class index) for every match in block."""

@@ -117,11 +117,12 @@ class Scanner:
         """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits)
         segments on q, in input order."""
         scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
-        for _ in range(SCAN_THREADS):
-            scratches.put(self.matcher.new_scratch())
 
         def scan(data: bytes, lo: int, hi: int) -> list[tuple[int, int]]:
-            scratch = scratches.get()  # one scratch per scan in flight (hyperscan's rule)
+            try:  # one scratch per scan in flight (hyperscan's rule), made when a scan first needs it
+                scratch = scratches.get_nowait()
+            except queue.Empty:
+                scratch = self.matcher.new_scratch()
             try:
                 with memoryview(data)[lo:hi] as view:
                     return [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
