@@ -13,6 +13,7 @@ import queue
 import re
 import sys
 import threading
+from array import array
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -66,6 +67,8 @@ class Scanner:
             classes.append(rule)
         self.classes = classes
         self.block_classes = block
+        if len(block) >= 1 << 16:
+            raise ValueError(f"{len(block)} scanner classes: a packed hit holds 16 bits of class")
         markers = len(block) - len(self.literal_rules)
         self.quiet_classes = {i: c.drop_levels for i, c in enumerate(block[:markers]) if c.drop_levels and not c.strict}
         """Block classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
@@ -85,7 +88,7 @@ class Scanner:
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = State()
-        q: queue.Queue[tuple[bytes, int, int, Future[list[tuple[int, int]]]] | BaseException | None]
+        q: queue.Queue[tuple[bytes, int, int, Future[array[int]]] | BaseException | None]
         q = queue.Queue(maxsize=4)
         stop = threading.Event()
         producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
@@ -118,14 +121,15 @@ class Scanner:
         segments on q, in input order."""
         scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
 
-        def scan(data: bytes, lo: int, hi: int) -> list[tuple[int, int]]:
+        def scan(data: bytes, lo: int, hi: int) -> array[int]:
             try:  # one scratch per scan in flight (hyperscan's rule), made when a scan first needs it
                 scratch = scratches.get_nowait()
             except queue.Empty:
                 scratch = self.matcher.new_scratch()
             try:
                 with memoryview(data)[lo:hi] as view:
-                    return [(pos + lo, ci) for pos, ci in self.matcher.hits(view, scratch)]
+                    # NOTE: packed 8 bytes a hit (offset << 16 | class): a dense block has hundreds of thousands
+                    return array("q", [(pos + lo) << 16 | ci for pos, ci in self.matcher.hits(view, scratch)])
             finally:
                 scratches.put(scratch)
 
@@ -146,7 +150,7 @@ class Scanner:
             except BaseException as exc:
                 q.put(exc)
 
-    def _segment(self, data: bytes, lo: int, hi: int, hits: list[tuple[int, int]], st: State) -> Iterator[HotLine]:
+    def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
         # over every line of the block and confirmed them (`_judge`)
         hot = self._judge(data, lo, hi, hits)
@@ -182,7 +186,7 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _judge(self, block: bytes, lo: int, hi: int, hits: list[tuple[int, int]]) -> _Hot:
+    def _judge(self, block: bytes, lo: int, hi: int, hits: array[int]) -> _Hot:
         """The hits of block[lo:hi] that make their lines hot (the strict checks), and its line count: counted
         between the hit lines as they are met, so each byte is counted once whatever the density."""
         starts: list[int] = []  # offsets of the lines with an accepted hit, in order; their indexes in `index`
@@ -194,7 +198,8 @@ class Scanner:
         last_line_start = line_end = idx = -1
         level: tuple[str | None, int] | None = None
         line: bytes | None = None
-        for pos, ci in hits:
+        for packed in hits:
+            pos, ci = packed >> 16, packed & 0xFFFF
             if not last_line_start <= pos < line_end:
                 start = max(block.rfind(b"\n", lo, pos) + 1, lo)
                 end = block.find(b"\n", pos, hi)
