@@ -94,6 +94,8 @@ class Folder:
 
 SETTLE = 2048
 """Candidates of an open attempt held as they came before those that can no longer be preceded are folded."""
+HOLD = 8 * SETTLE
+"""Candidates that wait for the horizon, at most."""
 GROUP_LIMIT = 1024
 """Groups (distinct errors) one attempt keeps at most; the report shows MAX_FINDINGS of them."""
 
@@ -121,6 +123,10 @@ class Pending:
         cut = len(self.recent)
         if horizon is not None:
             cut = next((i for i, c in enumerate(self.recent) if c.order >= horizon), cut)
+            # a traceback that never ends (its process died mid-print) holds the horizon back: past HOLD the
+            # oldest are folded anyway (a copy that comes after a later-numbered one then represents its group
+            # only if it is better)
+            cut = max(cut, len(self.recent) - HOLD)
         for c in self.recent[:cut]:
             self.folder.add(c)
         del self.recent[:cut]
