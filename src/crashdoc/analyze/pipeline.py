@@ -13,7 +13,7 @@ from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, 
 from crashdoc.analyze.context import in_context
 from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
-from crashdoc.analyze.rank import MAX_FINDINGS, Group, attempt_key, best_attempt, fold
+from crashdoc.analyze.rank import GROUP_LIMIT, MAX_FINDINGS, Group, Pending, attempt_key, best_attempt
 from crashdoc.analyze.values import LogValues, complete
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LogLine
@@ -65,8 +65,11 @@ class Analysis:
         self.rule_bit = scanner.class_bit("rule")
         self.tracker = AttemptTracker()
         self.builder = TracebackBuilder()
-        self.pending: dict[int, list[Candidate]] = {}
+        self.pending: dict[int, Pending] = {}
         """Candidates of attempts still open (a traceback may finish after the next attempt's first line)."""
+        self.now = 0
+        self.dropped = 0
+        """Distinct errors beyond an attempt's GROUP_LIMIT: counted, not kept."""
         self.ranked: dict[int, list[Group]] = {}
         """Closed attempts: the best one keeps its ranked groups, the others their top group only."""
         self.best: tuple[int, int, int] | None = None
@@ -84,6 +87,7 @@ class Analysis:
         """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
 
     def feed(self, line: LogLine, mask: int) -> None:
+        self.now = line.lineno
         self.values.feed(line.raw)
         if self.awaiting:
             self._context(line)
@@ -140,14 +144,16 @@ class Analysis:
         return self.frames_phase[key]
 
     def _add(self, cand: Candidate) -> None:
-        self.pending.setdefault(cand.attempt, []).append(cand)
+        self.pending.setdefault(cand.attempt, Pending()).add(cand, self._horizon)
         current = self.tracker.current.index if self.tracker.attempts else 1
         for idx in [i for i in self.pending if i < current - 1]:
             self._close(idx)
 
     def _close(self, idx: int) -> None:
         """Fold and rank one attempt; keep all its groups only while it is the strongest attempt so far."""
-        groups = fold(self.pending.pop(idx)).get(idx, [])
+        pending = self.pending.pop(idx)
+        groups = pending.ranked()
+        self.dropped += pending.folder.dropped
         if idx in self.ranked:  # late candidates of an attempt already closed: rank them with what it kept
             groups = sorted([*self.ranked.pop(idx), *groups], key=lambda g: g.key)
             if self.best is not None and self.best[-1] == idx:
@@ -163,6 +169,13 @@ class Analysis:
             self.ranked[idx] = groups[:MAX_FINDINGS]
         else:
             self.ranked[idx] = self._light(groups[:1] if key is not None or self.ranked else groups[:5])
+
+    def _horizon(self) -> int:
+        """A line number no candidate still to come is before: the current line, the first of an open traceback
+        or incident (an incident's anchor is one line before its first), a candidate awaiting its context."""
+        opened = self.builder.oldest_open()
+        waiting = min((c.order for c, _ in self.awaiting), default=self.now)
+        return min(self.now, waiting, self.now if opened is None else opened) - 2
 
     def _failed(self, idx: int) -> bool:
         """The service manager (or the exit record) says attempt idx failed."""
@@ -242,6 +255,9 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
     if p.omitted:
         skipped.append(Skipped("journal fields", f"{p.omitted} MESSAGE fields were omitted by journalctl "
                                "(over 4 KiB); fetch with `journalctl --all -o json`"))
+    if p.dropped:
+        skipped.append(Skipped("distinct errors", f"{p.dropped} distinct errors beyond the {GROUP_LIMIT} "
+                               "strongest of their attempt were counted, not kept"))
     if p.scanner.stats.skipped_patterns:
         skipped.append(Skipped("fast scan", f"{len(p.scanner.stats.skipped_patterns)} rule patterns could not "
                                "be compiled for the block scanner; those rules still apply to error lines"))

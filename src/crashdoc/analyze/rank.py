@@ -31,9 +31,7 @@ class Group:
     @property
     def key(self) -> tuple[int, int]:
         """Sort key: score (consequences last), then input position."""
-        c = self.first
-        score = c.score + (CONSEQUENCE_FLOOR if c.role == "consequence" else 0)
-        return (-score, c.order)
+        return _key(self.first)
 
 
 def fingerprint(c: Candidate) -> str:
@@ -44,15 +42,31 @@ def fingerprint(c: Candidate) -> str:
 
 
 def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
-    """Group candidates per attempt by fingerprint, each attempt's groups ranked best first.
+    """Group candidates per attempt by fingerprint, each attempt's groups ranked best first (see Folder)."""
+    per: dict[int, Folder] = {}
+    for c in sorted(cands, key=lambda c: c.order):
+        per.setdefault(c.attempt, Folder()).add(c)
+    return {a: f.ranked() for a, f in per.items()}
+
+
+class Folder:
+    """The groups of one attempt, built from its candidates fed in input order (`Candidate.order`).
 
     A copy replaces a group's representative when a rule recognised it better (a higher score), except that a
     consequence-role copy never replaces a copy of another role. The links of one traceback chain never fold
-    into each other: the k-th link with a given fingerprint folds only with other chains' k-th link."""
-    per: dict[int, dict[str, tuple[Candidate, set[str], set[int], set[str]]]] = {}
-    for c in sorted(cands, key=lambda c: c.order):
+    into each other: the k-th link with a given fingerprint folds only with other chains' k-th link.
+    `prune(n)` keeps the n best groups by the ranking's key (a group's key only improves as copies come, so a
+    dropped group never outranks the n kept) and counts the others in `dropped`."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, tuple[Candidate, set[str], set[int], set[str]]] = {}
+        self.dropped = 0
+        """Groups pruned away (distinct errors beyond the bound: counted, not kept)."""
+
+    def add(self, c: Candidate) -> None:
+        """One candidate; candidates come in input order."""
         fp = _chain_key(c, fingerprint(c))
-        groups = per.setdefault(c.attempt, {})
+        groups = self.groups
         if fp not in groups:
             groups[fp] = (c, set(), set(), set())
         elif _better_copy(c, groups[fp][0]):  # a copy a rule recognised better (e.g. the raw re-print)
@@ -63,9 +77,71 @@ def fold(cands: list[Candidate]) -> dict[int, list[Group]]:
         if c.line.rank is not None:
             ranks.add(c.line.rank)
         streams.add(c.line.stream)
-    return {a: named_cause(sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
-                                   for fp, (first, p, r, s) in gs.items()), key=lambda g: g.key))
-            for a, gs in per.items()}
+
+    def prune(self, n: int) -> None:
+        """Keep the n best groups (by Group.key); count the rest."""
+        if len(self.groups) <= n:
+            return
+        keep = sorted(self.groups, key=lambda fp: _key(self.groups[fp][0]))[:n]
+        self.dropped += len(self.groups) - n
+        self.groups = {fp: self.groups[fp] for fp in keep}
+
+    def ranked(self) -> list[Group]:
+        """The groups, best first."""
+        return named_cause(sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
+                                   for fp, (first, p, r, s) in self.groups.items()), key=lambda g: g.key))
+
+
+SETTLE = 2048
+"""Candidates of an open attempt held as they came before those that can no longer be preceded are folded."""
+HOLD = 8 * SETTLE
+"""Candidates that wait for the horizon, at most."""
+GROUP_LIMIT = 1024
+"""Groups (distinct errors) one attempt keeps at most; the report shows MAX_FINDINGS of them."""
+
+
+class Pending:
+    """The candidates of one open attempt in bounded memory: the recent ones as they came (a traceback's come
+    when it ends, after later lines' own), the older ones folded in input order into at most GROUP_LIMIT
+    groups. Below the bound, `ranked()` is what `fold` of every candidate gives."""
+
+    def __init__(self) -> None:
+        self.recent: list[Candidate] = []
+        self.folder = Folder()
+        self._next = SETTLE
+
+    def add(self, c: Candidate, horizon: Callable[[], int]) -> None:
+        """One candidate; `horizon()`: a line number no candidate still to come is before."""
+        self.recent.append(c)
+        if len(self.recent) >= self._next:
+            self.settle(horizon())
+            self._next = len(self.recent) + SETTLE  # a long open traceback: sort again only after as many more
+
+    def settle(self, horizon: int | None) -> None:
+        """Fold the candidates before `horizon` (None: all of them), then prune to GROUP_LIMIT groups."""
+        self.recent.sort(key=lambda c: c.order)  # stable: copies on one line keep their arrival order
+        cut = len(self.recent)
+        if horizon is not None:
+            cut = next((i for i, c in enumerate(self.recent) if c.order >= horizon), cut)
+            # a traceback that never ends (its process died mid-print) holds the horizon back: past HOLD the
+            # oldest are folded anyway (a copy that comes after a later-numbered one then represents its group
+            # only if it is better)
+            cut = max(cut, len(self.recent) - HOLD)
+        for c in self.recent[:cut]:
+            self.folder.add(c)
+        del self.recent[:cut]
+        self.folder.prune(GROUP_LIMIT)
+
+    def ranked(self) -> list[Group]:
+        """Every candidate folded: the attempt's groups, best first."""
+        self.settle(None)
+        return self.folder.ranked()
+
+
+def _key(c: Candidate) -> tuple[int, int]:
+    """Group.key of a group represented by c."""
+    score = c.score + (CONSEQUENCE_FLOOR if c.role == "consequence" else 0)
+    return (-score, c.order)
 
 
 NAMED_WINDOW = 6

@@ -44,7 +44,9 @@ def seconds(ts: str | None) -> float | None:
 def announces(text: str) -> bool:
     """Whether a line says that the next one holds the cause (C++'s `terminate called after throwing ...` before
     `what():`, `Last error:`, a Rust panic's location line)."""
-    return _ANNOUNCES.search(text.strip()) is not None
+    text = text.strip()
+    # NOTE: every branch of _ANNOUNCES ends the line with `:` or `'`: most lines are settled without a search
+    return text[-1:] in (":", "'") and _ANNOUNCES.search(text) is not None
 
 
 def announced(lines: list[LogLine]) -> int | None:
