@@ -105,3 +105,13 @@ def test_line_usec_reads_the_line_at_an_offset() -> None:
     assert line_usec(block, 3) == 12
     assert line_usec(block, block.index(b"no time")) == 0
     assert line_usec(block, len(block) - 1) == 34
+
+
+def test_json_lines_keeps_the_records_and_counts_them() -> None:
+    from crashdoc.sources.journal_records import json_lines
+
+    records = b'{"MESSAGE":"a"}\n{"MESSAGE":"b\\n{c"}\n'
+    block, n = json_lines(records)
+    assert block is records and n == 2  # the common case: handed on as it is
+    assert json_lines(b"-- No entries --\n") == (b"", 0)
+    assert json_lines(b'-- cut --\n' + records + b"\n") == (records, 2)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crashdoc.investigate.unit import diagnose_unit
-from crashdoc.sources.journal_access import damage
+from crashdoc.sources.journal_access import JournalFile, damage
 from crashdoc.transport import LocalRunner
 from tests.support.cli import run_cli
 from tests.support.journal_files import JournalBuilder
@@ -85,6 +85,29 @@ def test_a_truncated_file_in_a_directory_is_a_journalctl_warning(journal: Path, 
     assert warned == [f"Journal file {tmp_path}/user-1000.journal is truncated, ignoring file."]
 
 
+def test_only_the_files_holding_what_is_read_are_verified(journal_remote: str, tmp_path: Path) -> None:
+    """A host's journal directory holds weeks of files; the older ones hold nothing the diagnosis reads, and
+    verifying them (every object of every file) would cost more than the diagnosis. Damage in such a file is not
+    reported; the same damage in the file holding the attempts is."""
+    b = JournalBuilder()
+    t = b.boot_usec + 3600 * 1_000_000
+    for i in range(3000):  # other services only: nothing about the unit
+        b.other(t + i * 1_000_000, f"cron job {i} finished in {i % 97} ms")
+    cut = t + 3001 * 1_000_000
+    b.crash_loop(cut + 3600 * 1_000_000, 2)
+    old, new = b.write_rotated(tmp_path, [cut])
+    assert not _diagnose("--directory", str(tmp_path)).skipped
+    (tail,) = struct.unpack_from("<Q", old.read_bytes()[:256], 136)
+    _overwrite(old, old, tail // 2, 256)
+    diag = _diagnose("--directory", str(tmp_path))
+    assert diag.root_cause is not None
+    assert not [s for s in diag.skipped if s.what == "journal copy"], diag.skipped
+    (tail,) = struct.unpack_from("<Q", new.read_bytes()[:256], 136)
+    _overwrite(new, new, tail // 2, 256)
+    notes = [s.reason for s in _diagnose("--directory", str(tmp_path)).skipped if s.what == "journal copy"]
+    assert len(notes) == 1 and notes[0].startswith(f"{new}: damaged"), notes
+
+
 def test_verify_output_is_read_per_file() -> None:
     out = ("398260: Invalid hash (684eacc96f24b58 vs. 146686513d80d1b1)\n"
            "File corruption detected at d/bad.journal:398260 (of 8388608 bytes, 44%).\n"
@@ -92,3 +115,15 @@ def test_verify_output_is_read_per_file() -> None:
     (note,) = damage(out)
     assert note.startswith("d/bad.journal: damaged (Bad message) at offset 0x398260 of 8388608 bytes (44%)")
     assert damage("PASS: d/system.journal\n") == []
+
+
+def test_a_file_whose_header_cannot_place_it_is_verified() -> None:
+    """Only a cleanly closed file's header times are trusted to leave it out: a copy of a file journald had open
+    (ONLINE) may hold records newer than its header says."""
+    since = 2_000
+    assert not JournalFile("a", "ARCHIVED", 100, 1_000).read_from(since)
+    assert JournalFile("a", "ARCHIVED", 100, 2_000).read_from(since)
+    assert JournalFile("a", "ONLINE", 100, 1_000).read_from(since)
+    assert JournalFile("a", "OFFLINE", 1_500, 1_000).read_from(since)  # head after tail: a damaged header
+    assert JournalFile("a", "ARCHIVED", None, None).read_from(since)
+    assert JournalFile("a", "ARCHIVED", 100, 1_000).read_from(None)

@@ -245,3 +245,27 @@ def test_output_before_the_started_record_is_read(journal_remote: str, tmp_path:
     assert any("--after-cursor=" in q["command"] for q in queries)
     examined = {a["invocation_id"]: a for a in _unit(diag).data["attempts_examined"]}
     assert examined[inv]["started"] == iso(first)  # its first line, ahead of its first record from systemd
+
+
+def test_the_queries_in_the_report_are_not_redacted(journal_remote: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's journal_queries are crashdoc's own commands: the invocation ids they match and the cursors
+    they continue from stay readable (the redactor took some 32-hex-digit ids for secrets), so a reader can run
+    them again."""
+    from crashdoc.sources import journald
+    from tests.support.cli import run_cli
+
+    b = JournalBuilder()
+    ids, _ = b.crash_loop(b.boot_usec + 3600 * SECOND, 6)
+    path = b.write(tmp_path / "system.journal")
+    monkeypatch.setattr(journald, "SLICE_RECORDS", 7)
+    monkeypatch.setattr(journald, "SLICE_MIN", 5)
+    monkeypatch.setattr(journald, "SLICE_BYTES", 3000)
+    r = run_cli("diagnose", "vllm-kimi-k25", "--file", str(path), "--format", "json")
+    assert r.status in (0, 3), r.stderr
+    commands = [q["command"] for q in r.json["unit"]["journal_queries"]]
+    assert not [c for c in commands if "<redacted" in c]
+    examined = [a["invocation_id"] for a in r.json["unit"]["attempts_examined"]]
+    sliced = [c for c in commands if "--after-cursor=" in c]
+    assert examined and sliced
+    assert all(f"_SYSTEMD_INVOCATION_ID={i}" in c for i in examined for c in sliced)

@@ -100,9 +100,6 @@ def diagnose_unit(
             ))
 
     journal = Journal(runner, journal_args, version)
-    # NOTE: verifying copied files reads every one of them: it runs beside the reading (another core); its notes
-    # (a wrong answer ahead) go first
-    verified = _background(verify_copies, runner, journal_args, journal.where) if copied else None
     limit = max(200, RECORDS_PER_ATTEMPT * wanted)
     scan = journal.unit_records(unit, since=since, limit=limit)
     runs = runs_from_records(scan) or runs_from_output(journal.output_invocations(unit, since=since, limit=limit * 50))
@@ -114,8 +111,10 @@ def diagnose_unit(
 
     chosen, first_of_loop = choose_runs(runs, wanted)
     restarts = state.n_restarts or max((r.restart_counter or 0 for r in runs), default=0)
+    loop_records = []
     if first_of_loop is None and restarts >= 1:
-        loop = runs_from_records(journal.loop_start_records(unit))
+        loop_records = journal.loop_start_records(unit)
+        loop = runs_from_records(loop_records)
         first = loop[0] if loop else None
         known = {r.invocation_id: r for r in chosen}
         if first is not None and first.invocation_id in known:
@@ -124,6 +123,13 @@ def diagnose_unit(
             chosen = [first, *chosen]
             first_of_loop = first
 
+    # NOTE: verifying copied files reads every object of them: it runs beside the reading (another core), over the
+    # files that hold what is read from here on (the oldest record read so far, or the attempts' window); its notes
+    # (a wrong answer ahead) go first
+    read_from = min((r.usec for r in (*scan, *loop_records) if r.usec), default=None)
+    starts = [start for start, _ in windows(chosen)] + ([read_from] if read_from else [])
+    verified = _background(verify_copies, runner, journal_args, journal.where, min(starts, default=None)) \
+        if copied else None
     source = _source(unit, runner, journal_args)
     if not chosen:
         now = unit_present(journal, runs, state, (), None, health)

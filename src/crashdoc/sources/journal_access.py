@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from crashdoc.errors import CrashdocError, InputError
 from crashdoc.model import Skipped
@@ -112,9 +113,32 @@ def damage(verify_output: str) -> list[str]:
 
 
 _FILE_PATH = re.compile(r"^File path: (?P<file>.+?)\s*$", re.M | re.I)
+_STATE = re.compile(r"^State: (?P<state>\w+)", re.M)
+_HEAD_TAIL = re.compile(r"^(?P<end>Head|Tail) realtime timestamp: .*\((?P<usec>[0-9a-fA-F]+)\)\s*$", re.M)
 
 
-def journal_files(runner: Runner, journal_args: tuple[str, ...]) -> list[str]:
+@dataclass(frozen=True)
+class JournalFile:
+    """One journal file as `journalctl --header` describes it."""
+
+    path: str
+    state: str | None = None
+    """ONLINE (journald had it open: a copy may be mid-write), OFFLINE, ARCHIVED."""
+    head_usec: int | None = None
+    tail_usec: int | None = None
+    """Its first and last record's time (None when the header does not say)."""
+
+    def read_from(self, since_usec: int | None) -> bool:
+        """Whether records at or after `since_usec` may be in this file (None: any record). A file whose header
+        cannot be trusted for that (no times, head after tail, still ONLINE when copied) may hold anything."""
+        if since_usec is None or self.tail_usec is None or self.head_usec is None:
+            return True
+        if self.state not in ("OFFLINE", "ARCHIVED") or self.head_usec > self.tail_usec:
+            return True
+        return self.tail_usec >= since_usec
+
+
+def journal_files(runner: Runner, journal_args: tuple[str, ...]) -> list[JournalFile]:
     """The journal files journalctl reads for JOURNAL_ARGS (`journalctl --header`: headers only, fast);
     [] when it cannot say."""
     try:
@@ -123,19 +147,32 @@ def journal_files(runner: Runner, journal_args: tuple[str, ...]) -> list[str]:
         return []
     if not res.ok:
         return []
-    return list(dict.fromkeys(m.group("file") for m in _FILE_PATH.finditer(res.stdout.decode("utf-8", "replace"))))
+    text = res.stdout.decode("utf-8", "replace")
+    starts = list(_FILE_PATH.finditer(text))
+    out: dict[str, JournalFile] = {}
+    for m, nxt in zip(starts, [*starts[1:], None]):
+        part = text[m.end():nxt.start() if nxt else len(text)]
+        state = _STATE.search(part)
+        ends = {e.group("end"): int(e.group("usec"), 16) for e in _HEAD_TAIL.finditer(part)}
+        out.setdefault(m.group("file"), JournalFile(m.group("file"), state.group("state") if state else None,
+                                                    ends.get("Head"), ends.get("Tail")))
+    return list(out.values())
 
 
-def verify_copies(runner: Runner, journal_args: tuple[str, ...], where: str) -> list[str]:
-    """`journalctl --file=F --verify` for each file JOURNAL_ARGS name: one line per damaged copied file, [] when
+def verify_copies(runner: Runner, journal_args: tuple[str, ...], where: str, since_usec: int | None = None) -> list[str]:
+    """`journalctl --file=F --verify` for each file JOURNAL_ARGS name that may hold records at or after
+    `since_usec` (the oldest record crashdoc reads; None: every file): one line per damaged copied file, [] when
     every file passes. A copy taken while journald wrote it, cut by a transfer or a full disk, reads without an
     error but can give wrong or missing records.
 
     NOTE: one call per file: journalctl maps what it verifies until it exits, so one call over a directory holds
-    the whole directory in memory (a file is at most 128 MB by journald's default)."""
+    the whole directory in memory (a file is at most 128 MB by journald's default; --verify maps it in windows
+    that overlap, so its RSS is about twice the file, its PSS once). A host's journal directory holds weeks of
+    files; only those the diagnosis reads are verified."""
     files = journal_files(runner, journal_args)
-    calls = [["journalctl", f"--file={glob.escape(f)}", "--verify"] for f in files] or [
-        ["journalctl", *journal_args, "--verify"]]
+    calls = [["journalctl", f"--file={glob.escape(f.path)}", "--verify"] for f in files if f.read_from(since_usec)]
+    if not files:
+        calls = [["journalctl", *journal_args, "--verify"]]
     out = b""
     for argv in calls:
         try:

@@ -140,15 +140,15 @@ class Journal:
                     data = b"".join(buf)
                     cut = data.rfind(b"\n") + 1
                     buf, have = ([data[cut:]], len(data) - cut) if cut < len(data) else ([], 0)
-                    block = json_lines(data[:cut])
+                    block, n = json_lines(data[:cut])
                     if block:
-                        count += block.count(b"\n")
+                        count += n
                         yield block
             data = b"".join(buf)
             buf = []
-            block = json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
+            block, n = json_lines(data if data.endswith(b"\n") or not data else data + b"\n")
             if block:
-                count += block.count(b"\n")
+                count += n
                 yield block
         finally:
             res = run.result()
