@@ -17,9 +17,10 @@ from importlib import resources
 from typing import Any
 
 from crashdoc.datafile import load_yaml
+from crashdoc.regex import Regex
 
 LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
-_UNSCANNABLE = re.compile(r"\(\?(?:[=!<]|P<)|(?<![\\[])[\^$]")
+_UNSCANNABLE = Regex(r"\(\?(?:[=!<]|P<)|(?<![\\[])[\^$]")
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from typing import Any
 
 from crashdoc.datafile import load_yaml
 from crashdoc.model import Diagnosis, Skipped
+from crashdoc.regex import Regex
 
-PLACEHOLDER = re.compile(r"<redacted:[a-z0-9\-]+:\d+>")
+PLACEHOLDER = Regex(r"<redacted:[a-z0-9\-]+:\d+>")
 
 
 @dataclass(frozen=True)
@@ -143,13 +144,13 @@ class Redactor:
         return self.value(x, memo)
 
 
-_IPV4 = re.compile(r"(?<![\w.<>~!+-])(?<![=<>~!]=)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = Regex(r"(?<![\w.<>~!+-])(?<![=<>~!]=)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
                    r"(?![\w]|\.\w)")
-_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
-_URL_HOST = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?:[^\s/@<>\"']*@)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?)")
-_HOST_ARG = re.compile(r"(?:\b(?:host|hostname|master_addr)\s*[=:]|--host(?:=|\s+))\s*[\"']?"
+_IPV6 = Regex(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+_URL_HOST = Regex(r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?:[^\s/@<>\"']*@)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?)")
+_HOST_ARG = Regex(r"(?:\b(?:host|hostname|master_addr)\s*[=:]|--host(?:=|\s+))\s*[\"']?"
                        r"(?:[\w.\-]+@)?(?P<host>[A-Za-z][A-Za-z0-9.\-]*[A-Za-z0-9])", re.IGNORECASE)
-_USER_HOST = re.compile(r"^(?:[^@\s]+@)?(?P<host>\[[0-9A-Fa-f:]+\]|[^:\s\[\]]+)(?::\d+)?$")
+_USER_HOST = Regex(r"^(?:[^@\s]+@)?(?P<host>\[[0-9A-Fa-f:]+\]|[^:\s\[\]]+)(?::\d+)?$")
 
 
 @dataclass(frozen=True)

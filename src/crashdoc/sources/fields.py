@@ -7,16 +7,17 @@ it). Every reader of a record asks here, so a field of the wrong type is absent,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
+
+from crashdoc.regex import Regex
 
 #: microseconds since the epoch accepted as a timestamp: 1970 up to the end of year 9999
 USEC_MAX = 253_402_300_799_999_999
 #: the kernel's PID_MAX_LIMIT (2^22)
 PID_MAX = 4_194_304
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = Regex("[\ud800-\udfff]")
 
 
 def text(rec: Mapping[str, Any], key: str) -> str | None:
