@@ -58,3 +58,49 @@ def test_a_warm_start_imports_only_what_a_file_needs(tmp_path: Path) -> None:
         assert isinstance(report, dict)
         assert report["root_cause"]["rule"] == "cuda-out-of-memory"
     assert warm["report"] == off["report"] == cold["report"]
+
+
+_CLASSES = """
+import dataclasses, json, sys
+import crashdoc.model as m
+from crashdoc import codecache
+fix = m.Fix("pip install x", "pip install x")
+frozen = False
+try:
+    fix.text = "y"  # type: ignore[misc]
+except dataclasses.FrozenInstanceError:
+    frozen = True
+same = m.Fix("pip install x", "pip install x")
+print(json.dumps({"counts": codecache.counts(), "repr": repr(fix), "eq": fix == same, "hash": hash(fix) == hash(same),
+                  "frozen": frozen, "init": m.Finding.__init__.__code__.co_varnames[:6]}))
+"""
+
+
+def _classes(cache: str) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["CRASHDOC_CACHE"] = cache
+    p = subprocess.run([sys.executable, "-c", _CLASSES], env=env, capture_output=True, text=True, timeout=120,
+                       check=False)
+    assert p.returncode == 0, p.stderr
+    result: dict[str, object] = json.loads(p.stdout)
+    return result
+
+
+def test_the_dataclasses_methods_are_compiled_once(tmp_path: Path) -> None:
+    """crashdoc/codecache.py: the first start compiles the generated methods and keeps them; the next compiles
+    none, and its classes behave as freshly compiled ones (as with no cache at all)."""
+    cache = tmp_path / "cache"
+    first = _classes(str(cache))
+    second = _classes(str(cache))
+    off = _classes("off")
+    assert first["counts"]["misses"] > 0  # type: ignore[index]
+    assert second["counts"]["misses"] == 0 and second["counts"]["hits"] > 0  # type: ignore[index]
+    assert off["counts"] == {"hits": 0, "misses": 0}
+    assert first["eq"] is first["hash"] is first["frozen"] is True
+    for run in (first, second):
+        assert {k: v for k, v in run.items() if k != "counts"} == {k: v for k, v in off.items() if k != "counts"}
+    (table,) = cache.glob("code-*.marshal")
+    table.write_bytes(b"\x00garbage")  # a corrupt table is ignored and rewritten
+    again = _classes(str(cache))
+    assert again["counts"]["misses"] > 0 and again["repr"] == off["repr"]  # type: ignore[index]
+    assert _classes(str(cache))["counts"]["misses"] == 0  # type: ignore[index]

@@ -17,12 +17,11 @@ import shlex
 import string
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.resources import files
 from typing import TYPE_CHECKING
 
 from crashdoc.analyze.fixes import is_check, written_command
 from crashdoc.analyze.rank import Group
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES, Rule
 from crashdoc.kb.prefilter import Gate
@@ -216,7 +215,7 @@ def complete(g: Group, values: LogValues) -> Group:
 
 @lru_cache(maxsize=1)
 def _engine_flags() -> dict[str, dict[str, str]]:
-    data = load_yaml((files("crashdoc") / "data" / "engine_flags.yaml").read_text(encoding="utf-8")) or {}
+    data = load_yaml(package_file("data", "engine_flags.yaml").read_text(encoding="utf-8")) or {}
     return {str(e): {str(k): str(v) for k, v in (t or {}).items()} for e, t in data.items()}
 
 

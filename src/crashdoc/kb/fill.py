@@ -7,8 +7,8 @@ import posixpath
 import re
 import string
 from functools import lru_cache
-from importlib.resources import files
 
+from crashdoc.datafile import package_file
 from crashdoc.regex import Regex
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
@@ -40,7 +40,7 @@ def _normalise(name: str) -> str:
 @lru_cache(maxsize=1)
 def known_packages() -> frozenset[str]:
     """Distributions a fix may install by a name taken from a log (data/known_packages.txt), normalised."""
-    text = (files("crashdoc") / "data" / "known_packages.txt").read_text("utf-8")
+    text = package_file("data", "known_packages.txt").read_text("utf-8")
     return frozenset(_normalise(ln.split("#", 1)[0].strip()) for ln in text.splitlines() if ln.split("#", 1)[0].strip())
 
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.regex import Regex
 
 LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
@@ -41,13 +40,14 @@ class Format:
     family: str
     where: str
     """`header` (a prefix of the text) or `line` (the text itself)."""
-    pattern: re.Pattern[str]
+    pattern: Regex[str]
+    """Compiled when first tried (a row no line reaches costs nothing: the table is read at every start)."""
     level: str | None
     levels: dict[str, str]
     strip: bool
     hint: str | None
     needs_ts: bool
-    suffix: re.Pattern[str] | None
+    suffix: Regex[str] | None
     process: str | None
     examples: tuple[Example, ...]
     scan: str | None = None
@@ -79,9 +79,9 @@ def _row(r: dict[str, Any]) -> Format:
         raise ValueError(f"data/error_formats.yaml: row {r['id']} has no example line")
     return Format(
         id=str(r["id"]), family=" ".join(str(r.get("family", "")).split()), where=where,
-        pattern=re.compile(r["pattern"]), level=r.get("level"), levels=levels, strip=bool(r.get("strip", True)),
+        pattern=Regex(r["pattern"]), level=r.get("level"), levels=levels, strip=bool(r.get("strip", True)),
         hint=r.get("hint"), needs_ts=r.get("needs") == "ts",
-        suffix=re.compile(r["suffix"]) if r.get("suffix") else None, process=r.get("process"), examples=examples,
+        suffix=Regex(r["suffix"]) if r.get("suffix") else None, process=r.get("process"), examples=examples,
         scan=scan, indented=bool(r.get("indented", False)),
     )
 
@@ -89,7 +89,7 @@ def _row(r: dict[str, Any]) -> Format:
 @lru_cache(maxsize=1)
 def load_formats() -> tuple[Format, ...]:
     """The packaged table, rows in file order."""
-    data = load_yaml(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"), cache=True)
+    data = load_yaml(package_file("data", "error_formats.yaml").read_text("utf-8"), cache=True)
     return tuple(_row(r) for r in data["rows"])
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.regex import Regex
 
@@ -37,9 +37,7 @@ class Pattern:
 @lru_cache(maxsize=1)
 def patterns() -> tuple[Pattern, ...]:
     """The patterns shipped in data/redact.yaml, in the order they apply."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)
     out = []
     for p in doc["patterns"]:
         flags = re.IGNORECASE if p.get("ignore_case") else 0
@@ -51,9 +49,7 @@ def patterns() -> tuple[Pattern, ...]:
 @lru_cache(maxsize=1)
 def secret_flags() -> re.Pattern[str]:
     """A command-line flag whose next argument is a secret (`--api-key`, `--hf-token` ...)."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)
     return re.compile(doc["secret_flags"], re.IGNORECASE)
 
 
@@ -166,9 +162,7 @@ class HostRules:
 @lru_cache(maxsize=1)
 def host_rules() -> HostRules:
     """The `hosts` part of data/redact.yaml."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)["hosts"]
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)["hosts"]
     examples = tuple((str(e["text"]), tuple(str(h) for h in e.get("hosts") or ())) for e in doc.get("examples") or ())
     return HostRules(frozenset(str(k).lower() for k in doc["keep"]), examples)
 
