@@ -5,11 +5,14 @@ measures the CPU seconds)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from crashdoc.cli import COMMANDS, _command, build_parser
 
 LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0\n"
 
@@ -104,3 +107,23 @@ def test_the_dataclasses_methods_are_compiled_once(tmp_path: Path) -> None:
     again = _classes(str(cache))
     assert again["counts"]["misses"] > 0 and again["repr"] == off["repr"]  # type: ignore[index]
     assert _classes(str(cache))["counts"]["misses"] == 0  # type: ignore[index]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_a_command_alone_parses_as_in_the_whole_parser() -> None:
+    """`main` builds only the subcommand it runs (cli._command): its options and defaults are the whole parser's,
+    and a name that is not a command gets the whole parser (argparse names the choices)."""
+    whole = _subparsers(build_parser())
+    for name in COMMANDS:
+        alone = _subparsers(build_parser(name))
+        assert list(alone) == [name]
+        mine, theirs = alone[name], whole[name]
+        assert [(a.option_strings, a.dest, a.default, a.nargs, a.choices) for a in mine._actions] == \
+               [(a.option_strings, a.dest, a.default, a.nargs, a.choices) for a in theirs._actions]
+    assert _command(["--traceback", "diagnose", "x.log"]) == "diagnose"
+    assert _command(["--help", "diagnose"]) is None and _command(["watch", "x"]) is None and _command([]) is None
+    assert {"watch", "run", "fix"} <= set(whole)
