@@ -1,12 +1,17 @@
-"""The methods `@dataclass` generates, compiled once.
+"""The methods `@dataclass` generates, and crashdoc's regexes, compiled once.
 
 `@dataclass` writes each class's `__init__`, `__repr__`, `__eq__`, `__hash__`, `__setattr__` ... as Python source
 and compiles it with `exec` when the class is created. crashdoc defines its model as ~50 frozen dataclasses, and
 compiling their methods was ~40% of the imports of a `crashdoc diagnose` (Python's compiler, at every start).
 `install()`, run when the package is imported, gives the dataclasses module an `exec` that looks the source text
-up in a table of code objects kept in crashdoc's cache directory (cachedir.py, marshal data, valid for this exact
+of a crashdoc class's method up in a table of code objects kept in crashdoc's cache directory (cachedir.py, marshal data, valid for this exact
 Python build only); a text not in it is compiled as before, and the table is written back at exit. The
 functions are the same: same source, same compiler, same globals; only the compiling is skipped.
+
+The regexes (`crashdoc.regex.Regex`, compiled on first use) are kept in the same table as what Python's regex
+compiler makes of them (`re._compiler`: the parse and the code generation, in Python, ~0.1-1 ms a pattern) and
+rebuilt from it by `_sre.compile`, as `re.compile` does (CPython 3.11 to 3.13, whose compilers end the same way;
+elsewhere, or on any error, `re.compile`).
 
 Nothing is installed without a cache directory (`CRASHDOC_CACHE=off`); an unreadable, corrupt, foreign or
 untrusted table is ignored (and replaced at exit).
@@ -15,6 +20,7 @@ untrusted table is ignored (and replaced at exit).
 from __future__ import annotations
 
 import builtins
+import re
 import sys
 from pathlib import Path
 from types import CodeType
@@ -22,10 +28,12 @@ from typing import Any
 
 from crashdoc.cachedir import cache_dir, replace_file, trusted
 
-LIMIT = 4000
-"""Entries kept: beyond it, only those this process used are written (old crashdoc versions' classes go)."""
+LIMIT = 1500
+"""Entries kept: beyond it, only those this process used are written (old crashdoc versions' classes go). Only
+crashdoc's own classes are kept (a test's or a library's are compiled as usual)."""
 
 _table: dict[str, CodeType] = {}
+_regexes: dict[tuple[str | bytes, int], tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]] = {}
 _used: set[str] = set()
 _counts = {"hits": 0, "misses": 0}
 _path: Path | None = None
@@ -38,7 +46,7 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
         globals = frame.f_globals
         if locals is None:
             locals = frame.f_locals
-    if isinstance(source, str):
+    if isinstance(source, str) and str(globals.get("__name__", "")).startswith("crashdoc"):  # crashdoc's classes
         code = _table.get(source)
         if code is None:
             code = _table[source] = compile(source, "<string>", "exec")
@@ -61,6 +69,8 @@ def _load(path: Path) -> dict[str, CodeType]:
         return {}  # NOTE: no table yet, or a corrupt one: compile (and write it at exit)
     if not (isinstance(data, dict) and data.get("python") == sys.version and isinstance(data.get("code"), dict)):
         return {}
+    if isinstance(data.get("regex"), dict):
+        _regexes.update(data["regex"])
     return {k: v for k, v in data["code"].items() if isinstance(k, str) and isinstance(v, CodeType)}
 
 
@@ -70,8 +80,9 @@ def _save() -> None:
     import marshal
 
     code = _table if len(_table) <= LIMIT else {k: v for k, v in _table.items() if k in _used}
+    regexes = _regexes if len(_regexes) <= LIMIT else {k: v for k, v in _regexes.items() if k in _used_regexes}
     try:
-        replace_file(_path, marshal.dumps({"python": sys.version, "code": code}))
+        replace_file(_path, marshal.dumps({"python": sys.version, "code": code, "regex": regexes}))
     except (OSError, ValueError):
         pass  # a read-only cache: compile at every start
 
@@ -91,6 +102,47 @@ def install() -> None:
     import atexit
 
     atexit.register(_save)
+
+
+_used_regexes: set[tuple[str | bytes, int]] = set()
+_SRE = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+"""Whether this Python's regex compiler is the one `compile_regex` knows (re/_compiler.py, `compile`)."""
+
+
+def compile_regex(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:
+    """`re.compile(pattern, flags)`; a pattern compiled by an earlier start is rebuilt from its code in the table
+    (installed only: else, and on any error, `re.compile`). Raises re.error on a bad pattern."""
+    if _path is None or not _SRE or flags & re.DEBUG:
+        return re.compile(pattern, flags)
+    flags = int(flags)  # a re.RegexFlag is no marshal data
+    key = (pattern, flags)
+    _used_regexes.add(key)
+    entry = _regexes.get(key)
+    try:
+        import _sre
+
+        if entry is None:
+            parsed = re._parser.parse(pattern, flags)  # type: ignore[attr-defined]
+            groupindex = dict(parsed.state.groupdict)
+            indexgroup: list[str | None] = [None] * parsed.state.groups
+            for name, i in groupindex.items():
+                indexgroup[i] = name
+            code = [int(op) for op in re._compiler._code(parsed, flags)]  # type: ignore[attr-defined]  # (no enum)
+            entry = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
+            made: re.Pattern[Any] = _sre.compile(pattern, *entry)
+            rx = re.compile(pattern, flags)  # the first time, the table's pattern must be re.compile's own
+            if (made.flags, made.groups, made.groupindex) != (rx.flags, rx.groups, rx.groupindex):
+                return rx
+            _regexes[key] = entry
+            _counts["misses"] += 1
+            return rx
+        _counts["hits"] += 1
+        return _sre.compile(pattern, *entry)
+    except re.error:
+        raise
+    except Exception:  # NOTE: another Python's internals: compile as usual
+        _regexes.pop(key, None)
+        return re.compile(pattern, flags)
 
 
 def counts() -> dict[str, int]:

@@ -127,3 +127,39 @@ def test_a_command_alone_parses_as_in_the_whole_parser() -> None:
     assert _command(["--traceback", "diagnose", "x.log"]) == "diagnose"
     assert _command(["--help", "diagnose"]) is None and _command(["watch", "x"]) is None and _command([]) is None
     assert {"watch", "run", "fix"} <= set(whole)
+
+
+_REGEXES = r"""
+import json, re
+from crashdoc import codecache
+from crashdoc.regex import Regex
+cases = [(r"(?P<exc>\w+Error): (?P<msg>.*)", 0, "x ValueError: bad"), (r"cuda out of memory", re.IGNORECASE,
+         "CUDA Out Of Memory"), (rb"\x00(?:ab|cd)+\d{2,}", 0, b"\x00abcd12"), (r"^\s*(?:> )?File (\S+)$", re.M,
+         "a\n  File x.py")]
+out = []
+for pattern, flags, text in cases:
+    rx, ref = Regex(pattern, flags), re.compile(pattern, flags)
+    mark = b"<>" if isinstance(text, bytes) else "<>"
+    m, r = rx.search(text), ref.search(text)
+    out.append([rx.compiled.flags == ref.flags, rx.compiled.groupindex == ref.groupindex, rx.compiled.groups ==
+                ref.groups, repr(m.span() if m else None) == repr(r.span() if r else None), repr(m and m.groups()) ==
+                repr(r and r.groups()), repr(rx.sub(mark, text)) == repr(ref.sub(mark, text))])
+print(json.dumps({"counts": codecache.counts(), "same": out}))
+"""
+
+
+def test_regexes_are_rebuilt_from_the_table_as_re_compile_makes_them(tmp_path: Path) -> None:
+    """crashdoc/codecache.py `compile_regex`: the second start rebuilds the patterns from the kept code, and they
+    match, group and substitute as `re.compile`'s own."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["CRASHDOC_CACHE"] = str(tmp_path / "cache")
+    runs = []
+    for _ in range(2):
+        p = subprocess.run([sys.executable, "-c", _REGEXES], env=env, capture_output=True, text=True, timeout=120,
+                           check=False)
+        assert p.returncode == 0, p.stderr
+        runs.append(json.loads(p.stdout))
+    first, second = runs
+    assert first["counts"]["misses"] >= 4 and second["counts"]["misses"] == 0 and second["counts"]["hits"] >= 4
+    for run in runs:
+        assert all(all(checks) for checks in run["same"]), run["same"]

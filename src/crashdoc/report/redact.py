@@ -28,7 +28,7 @@ class Pattern:
     """One kind of secret."""
 
     kind: str
-    regex: re.Pattern[str]
+    regex: Regex[str]
     entropy: float | None = None
     examples: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(line, the secrets that must disappear from it)."""
@@ -42,15 +42,15 @@ def patterns() -> tuple[Pattern, ...]:
     for p in doc["patterns"]:
         flags = re.IGNORECASE if p.get("ignore_case") else 0
         examples = tuple((str(e["text"]), tuple(str(s) for s in e.get("secrets") or ())) for e in p.get("examples") or ())
-        out.append(Pattern(str(p["kind"]), re.compile(p["regex"], flags), p.get("entropy"), examples))
+        out.append(Pattern(str(p["kind"]), Regex(p["regex"], flags), p.get("entropy"), examples))
     return tuple(out)
 
 
 @lru_cache(maxsize=1)
-def secret_flags() -> re.Pattern[str]:
+def secret_flags() -> Regex[str]:
     """A command-line flag whose next argument is a secret (`--api-key`, `--hf-token` ...)."""
     doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)
-    return re.compile(doc["secret_flags"], re.IGNORECASE)
+    return Regex(doc["secret_flags"], re.IGNORECASE)
 
 
 def _looks_random(value: str, bits: float) -> bool:
