@@ -20,6 +20,7 @@ untrusted table is ignored (and replaced at exit).
 from __future__ import annotations
 
 import builtins
+import marshal
 import re
 import sys
 from pathlib import Path
@@ -28,15 +29,41 @@ from typing import Any
 
 from crashdoc.cachedir import cache_dir, replace_file, trusted
 
-LIMIT = 1500
-"""Entries kept: beyond it, only those this process used are written (old crashdoc versions' classes go). Only
-crashdoc's own classes are kept (a test's or a library's are compiled as usual)."""
+LIMIT = 3000
+"""Entries kept: beyond it, only those this process used are written (old crashdoc versions' classes and the
+regexes of a one-off command go). Only crashdoc's own classes are kept (a test's or a library's are compiled as
+usual)."""
 
-_table: dict[str, CodeType] = {}
-_regexes: dict[tuple[str | bytes, int], tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]] = {}
-_used: set[str] = set()
+Key = Any
+"""A class method's source text (str), or a regex's (pattern, flags) (tuple)."""
+_raw: dict[Key, bytes] = {}
+"""The table as read: each entry marshalled on its own, decoded when first asked for (a start uses a few)."""
+_table: dict[Key, Any] = {}
+"""Decoded entries, and the ones compiled by this process."""
+_new: set[Key] = set()
+_used: set[Key] = set()
 _counts = {"hits": 0, "misses": 0}
 _path: Path | None = None
+
+
+def _get(key: Key) -> Any:
+    """The entry of *key* (None when not in the table); counts the hit."""
+    _used.add(key)
+    value = _table.get(key)
+    if value is None and key in _raw:
+        try:
+            value = _table[key] = marshal.loads(_raw[key])
+        except (EOFError, ValueError, TypeError):
+            return None
+    if value is not None:
+        _counts["hits"] += 1
+    return value
+
+
+def _put(key: Key, value: Any) -> None:
+    _table[key] = value
+    _new.add(key)
+    _counts["misses"] += 1
 
 
 def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
@@ -47,42 +74,33 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
         if locals is None:
             locals = frame.f_locals
     if isinstance(source, str) and str(globals.get("__name__", "")).startswith("crashdoc"):  # crashdoc's classes
-        code = _table.get(source)
-        if code is None:
-            code = _table[source] = compile(source, "<string>", "exec")
-            _counts["misses"] += 1
-        else:
-            _counts["hits"] += 1
-        _used.add(source)
+        code = _get(source)
+        if not isinstance(code, CodeType):
+            code = compile(source, "<string>", "exec")
+            _put(source, code)
         source = code
     builtins.exec(source, globals, locals)
 
 
-def _load(path: Path) -> dict[str, CodeType]:
-    import marshal
-
+def _load(path: Path) -> dict[Key, bytes]:
     try:
         if not trusted(path):
             return {}
         data = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
         return {}  # NOTE: no table yet, or a corrupt one: compile (and write it at exit)
-    if not (isinstance(data, dict) and data.get("python") == sys.version and isinstance(data.get("code"), dict)):
+    if not (isinstance(data, dict) and data.get("python") == sys.version and isinstance(data.get("table"), dict)):
         return {}
-    if isinstance(data.get("regex"), dict):
-        _regexes.update(data["regex"])
-    return {k: v for k, v in data["code"].items() if isinstance(k, str) and isinstance(v, CodeType)}
+    return {k: v for k, v in data["table"].items() if isinstance(v, bytes)}
 
 
 def _save() -> None:
-    if not _counts["misses"] or _path is None:
+    if not _new or _path is None:
         return
-    import marshal
-
-    code = _table if len(_table) <= LIMIT else {k: v for k, v in _table.items() if k in _used}
-    regexes = _regexes if len(_regexes) <= LIMIT else {k: v for k, v in _regexes.items() if k in _used_regexes}
+    keep = set(_raw) | _new if len(_raw) + len(_new) <= LIMIT else _used
     try:
-        replace_file(_path, marshal.dumps({"python": sys.version, "code": code, "regex": regexes}))
+        table = {k: _raw[k] if k in _raw else marshal.dumps(_table[k]) for k in keep if k in _raw or k in _table}
+        replace_file(_path, marshal.dumps({"python": sys.version, "table": table}))
     except (OSError, ValueError):
         pass  # a read-only cache: compile at every start
 
@@ -97,14 +115,13 @@ def install() -> None:
         return
     tag = sys.implementation.cache_tag or sys.implementation.name
     _path = d / f"code-{tag}-{sys.hexversion:x}.marshal"
-    _table.update(_load(_path))
+    _raw.update(_load(_path))
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # a module global shadows the builtin there
     import atexit
 
     atexit.register(_save)
 
 
-_used_regexes: set[tuple[str | bytes, int]] = set()
 _SRE = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
 """Whether this Python's regex compiler is the one `compile_regex` knows (re/_compiler.py, `compile`)."""
 
@@ -116,8 +133,7 @@ def compile_regex(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:
         return re.compile(pattern, flags)
     flags = int(flags)  # a re.RegexFlag is no marshal data
     key = (pattern, flags)
-    _used_regexes.add(key)
-    entry = _regexes.get(key)
+    entry = _get(key)
     try:
         import _sre
 
@@ -131,17 +147,13 @@ def compile_regex(pattern: str | bytes, flags: int = 0) -> re.Pattern[Any]:
             entry = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex, tuple(indexgroup))
             made: re.Pattern[Any] = _sre.compile(pattern, *entry)
             rx = re.compile(pattern, flags)  # the first time, the table's pattern must be re.compile's own
-            if (made.flags, made.groups, made.groupindex) != (rx.flags, rx.groups, rx.groupindex):
-                return rx
-            _regexes[key] = entry
-            _counts["misses"] += 1
+            if (made.flags, made.groups, made.groupindex) == (rx.flags, rx.groups, rx.groupindex):
+                _put(key, entry)
             return rx
-        _counts["hits"] += 1
         return _sre.compile(pattern, *entry)
     except re.error:
         raise
-    except Exception:  # NOTE: another Python's internals: compile as usual
-        _regexes.pop(key, None)
+    except Exception:  # NOTE: another Python's internals, a foreign entry: compile as usual
         return re.compile(pattern, flags)
 
 
