@@ -91,7 +91,8 @@ def _load(path: Path) -> dict[Key, bytes]:
         return {}  # NOTE: no table yet, or a corrupt one: compile (and write it at exit)
     if not (isinstance(data, dict) and data.get("python") == sys.version and isinstance(data.get("table"), dict)):
         return {}
-    return {k: v for k, v in data["table"].items() if isinstance(v, bytes)}
+    table: dict[Key, bytes] = data["table"]  # (an entry that is no marshal data is a miss: _get)
+    return table
 
 
 def _save() -> None:

@@ -125,7 +125,7 @@ def branches(pattern: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _lines() -> tuple[tuple[Format, ...], re.Pattern[str], re.Pattern[str]]:
+def _lines() -> tuple[tuple[Format, ...], Regex[str], Regex[str]]:
     """The line rows, and a prefilter: their `^` branches as one anchored union, the others as one union
     without their leading `\\b` (a superset: it only broadens). Most lines match neither, and then no row is
     tried; a union whose branches start with `\\b` is several times slower (no first-character skip)."""
@@ -133,8 +133,7 @@ def _lines() -> tuple[tuple[Format, ...], re.Pattern[str], re.Pattern[str]]:
     every = [b for f in rows for b in branches(f.pattern.pattern)]
     anchored = [b[1:] for b in every if b.startswith("^")]
     floating = [b[2:] if b.startswith("\\b") else b for b in every if not b.startswith("^")]
-    return (rows, re.compile("|".join(f"(?:{b})" for b in anchored)),
-            re.compile("|".join(f"(?:{b})" for b in floating)))
+    return (rows, Regex("|".join(f"(?:{b})" for b in anchored)), Regex("|".join(f"(?:{b})" for b in floating)))
 
 
 def scan_patterns() -> tuple[str, ...]:
