@@ -408,8 +408,10 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 1 if rep.failed else 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (also used by the README check)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser (also used by the README check and the completion scripts). With *command* (one of
+    COMMANDS), only that subcommand's arguments are added: what `main` parses, building the others' costs a start
+    ~10 ms (argparse makes a help formatter per argument)."""
     p = argparse.ArgumentParser(
         prog="crashdoc",
         description="Root cause, evidence and fix for a crashed LLM inference service.",
@@ -418,7 +420,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"crashdoc {__version__}")
     p.add_argument("--traceback", action="store_true", help="show Python tracebacks of crashdoc's own errors")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, add in COMMANDS.items():
+        if command in (None, name):
+            add(sub)
+    if command not in COMMANDS:
+        for hook in EXTRA_COMMANDS:
+            hook(sub)
+    _add_examples(p, sub)
+    return p
 
+
+Subparsers = argparse._SubParsersAction  # argparse's type of `add_subparsers()`
+
+
+def _add_diagnose(sub: Subparsers[argparse.ArgumentParser]) -> None:
     d = sub.add_parser("diagnose", help="diagnose a log file, standard input, or a systemd unit", epilog=EPILOG)
     d.add_argument("target", nargs="?", help="log file (plain or .gz), '-' for standard input, a systemd unit, or "
                    "a container: docker:NAME, podman:NAME; a Kubernetes pod or workload: k8s:pod/NAME, "
@@ -459,6 +474,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not record this diagnosis in the incident memory nor look it up (crashdoc history)")
     d.set_defaults(func=cmd_diagnose)
 
+
+def _add_eval(sub: Subparsers[argparse.ArgumentParser]) -> None:
     e = sub.add_parser("eval", help="score crashdoc on a corpus folder (cases/<id>.log + <id>.json)",
                        epilog="exit status: 0 at or above the floors; 4 below --min-hit or --min-category, or a decoy "
                               "ranked first; 2 the folder cannot be read.")
@@ -469,6 +486,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--min-category", type=float, default=0.0, help="exit 4 below this category hit rate (0 to 1)")
     e.set_defaults(func=cmd_eval)
 
+
+def _add_env(sub: Subparsers[argparse.ArgumentParser]) -> None:
     v = sub.add_parser("env", help="check the Python environment and host the service runs in", epilog=EPILOG)
     v.add_argument("--python", metavar="PATH", help="the interpreter the service runs (default: python3 on the host)")
     v.add_argument("--unit", metavar="UNIT", help="take the interpreter and working directory from this systemd unit")
@@ -487,9 +506,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--redact-hosts", action="store_true", help="replace host names and IP addresses by pseudonyms")
     v.set_defaults(func=cmd_env)
 
+
+def _add_schema(sub: Subparsers[argparse.ArgumentParser]) -> None:
     sc = sub.add_parser("schema", help="print the JSON Schema of `diagnose --format json` (crashdoc.diagnosis/1)")
     sc.set_defaults(func=cmd_schema)
 
+
+def _add_history(sub: Subparsers[argparse.ArgumentParser]) -> None:
     hi = sub.add_parser("history", help="the incidents the memory holds (diagnoses of units and containers, fixes)")
     hi.add_argument("unit", nargs="?", help="only this unit or container (vllm matches vllm.service)")
     hi.add_argument("--host", metavar="HOST", help="only incidents of this host")
@@ -497,6 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     hi.add_argument("--format", "-f", choices=("terminal", "json"), default="terminal")
     hi.set_defaults(func=cmd_history)
 
+
+def _add_rules(sub: Subparsers[argparse.ArgumentParser]) -> None:
     r = sub.add_parser("rules", help="list, validate or test the knowledge base rules")
     r.add_argument("rules_cmd", choices=("list", "validate", "test", "coverage"),
                    help="coverage: the engines' message inventory through the rules, per project")
@@ -504,13 +529,25 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--rules", action="append", metavar="DIR")
     r.add_argument("--project", metavar="P", help="coverage: only this project of the inventory")
     r.set_defaults(func=cmd_rules)
+
+
+def _add_completion(sub: Subparsers[argparse.ArgumentParser]) -> None:
     co = sub.add_parser("completion", help="print a shell completion script (bash, zsh, fish)")
     co.add_argument("shell", choices=("bash", "zsh", "fish"))
     co.set_defaults(func=cmd_completion)
-    for hook in EXTRA_COMMANDS:
-        hook(sub)
-    _add_examples(p, sub)
-    return p
+
+
+COMMANDS: dict[str, Callable[[Subparsers[argparse.ArgumentParser]], None]] = {
+    "diagnose": _add_diagnose, "eval": _add_eval, "env": _add_env, "schema": _add_schema, "history": _add_history,
+    "rules": _add_rules, "completion": _add_completion}
+"""This module's subcommands, in the order `--help` lists them (then EXTRA_COMMANDS')."""
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The subcommand *argv* runs when it is one of COMMANDS and no top-level option asks for the whole parser
+    (`--help`, `--version`, an unknown one); else None."""
+    rest = [a for a in argv if a != "--traceback"]
+    return rest[0] if rest and rest[0] in COMMANDS else None
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
@@ -540,7 +577,7 @@ EXTRA_COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParse
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -11,12 +11,29 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
 
+if TYPE_CHECKING:
+    from importlib.abc import Traversable  # (importlib.resources.abc from Python 3.11)
+
 KEEP = 16
 """Parsed tables kept (the newest)."""
+
+
+def package_file(*parts: str) -> Traversable:
+    """A file or directory shipped in the crashdoc package (`package_file("data", "phases.yaml")`): a plain Path
+    when the package lies in a directory (the usual install), else importlib.resources' view of it (a zip).
+    Importing importlib.resources and its readers (zipfile, tempfile ...) costs a start ~10 ms: only a zip needs
+    it."""
+    path = Path(__file__).parent.joinpath(*parts)
+    if path.exists():
+        return path
+    from importlib.resources import files
+
+    return files("crashdoc").joinpath(*parts)
 
 
 def load_yaml(text: str, cache: bool = False) -> Any:

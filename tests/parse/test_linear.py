@@ -11,6 +11,7 @@ import time
 import pytest
 
 import crashdoc.parse
+from crashdoc.regex import Regex
 from tests.parse.test_formats import _ambiguous_repeats
 
 
@@ -19,6 +20,8 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     for mod in pkgutil.iter_modules(crashdoc.parse.__path__):
         m = importlib.import_module(f"crashdoc.parse.{mod.name}")
         for name, value in vars(m).items():
+            if isinstance(value, Regex):  # a module's patterns compile on first use (crashdoc/regex.py)
+                value = value.compiled
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
                 out.append((f"{mod.name}.{name}", value))
     return out

@@ -7,13 +7,13 @@ engine's start banner after the previous attempt already failed or ended.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.systemd import interpret
+from crashdoc.regex import Regex
 
-_BANNER = re.compile(
+_BANNER = Regex(
     r"non-default args:|vLLM API server version|Starting vLLM API server|server_args=ServerArgs\(|"
     r"text_generation_launcher: Args \{|^Args \{|Initializing an LLM engine"
 )

@@ -14,6 +14,7 @@ from crashdoc.parse.exceptions import is_exception_name, stating_line
 from crashdoc.parse.incidents import announced, announces
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Stack, Trace
+from crashdoc.regex import Regex
 
 # Ranking scores for errors no rule knows (a rule's priority replaces them; see docs/RULES.md).
 SCORE_TRACEBACK = 40
@@ -123,7 +124,7 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
-_RAISE = re.compile(r"raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\(\s*(?:[rRfFbBuU]{1,2})?(?:\"([^\"]*)\"|'([^']*)')?)?")
+_RAISE = Regex(r"raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\(\s*(?:[rRfFbBuU]{1,2})?(?:\"([^\"]*)\"|'([^']*)')?)?")
 
 
 def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str | None) -> Candidate | None:
@@ -140,7 +141,7 @@ def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str
     return Candidate(line, exc, msg, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
-_MODULE = re.compile(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
+_MODULE = Regex(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
 
 
 def _import_probe(stack: Stack, handler: Stack) -> bool:
@@ -155,8 +156,8 @@ def _import_probe(stack: Stack, handler: Stack) -> bool:
     return not any(re.search(rf"\b{re.escape(n)}\b", handler.message) for n in names if len(n) > 2)
 
 
-_EMBEDDED = re.compile(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
-_RAISED = re.compile(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
+_EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
+_RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 #: embedded errors tried per line, and how much text of each (linear time on hostile lines)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
 
@@ -193,7 +194,7 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     return match
 
 
-_NAMES = re.compile(r"'([A-Za-z_][\w.-]{2,80})'|\"([A-Za-z_][\w.-]{2,80})\"|\b([A-Za-z_]\w*(?:[._-]\w+)+|[a-z]+_?[a-z0-9]*\d[a-z0-9]*)\b")
+_NAMES = Regex(r"'([A-Za-z_][\w.-]{2,80})'|\"([A-Za-z_][\w.-]{2,80})\"|\b([A-Za-z_]\w*(?:[._-]\w+)+|[a-z]+_?[a-z0-9]*\d[a-z0-9]*)\b")
 
 
 def names_same_object(earlier: str, later: str, typed: bool) -> bool:

@@ -12,6 +12,7 @@ import string
 from crashdoc.analyze.candidates import Candidate
 from crashdoc.kb.fill import fill_command, format_command, known_packages
 from crashdoc.kb.model import CONTEXT_VALUES
+from crashdoc.regex import Regex
 
 CONTEXT_LINES = 12
 """Lines after an error searched for values its fix command needs."""
@@ -49,8 +50,8 @@ def _names(template: str) -> set[str]:
 
 
 #: clap (Rust launchers: TGI) under "invalid value 'X' for '--flag'": the values it accepts, and its suggestion
-_POSSIBLE = re.compile(r"\[possible values: (?P<values>[^\]\n]{1,200})\]")
-_TIP = re.compile(r"\btip: a similar value exists: '(?P<suggested>[^'\n]{1,100})'")
+_POSSIBLE = Regex(r"\[possible values: (?P<values>[^\]\n]{1,200})\]")
+_TIP = Regex(r"\btip: a similar value exists: '(?P<suggested>[^'\n]{1,100})'")
 
 
 def context_values(captures: dict[str, str], ctx: list[str]) -> dict[str, str]:
@@ -72,7 +73,7 @@ def context_values(captures: dict[str, str], ctx: list[str]) -> dict[str, str]:
 
 #: commands that only look (their output is for the reader, nothing changes): a rule's fix of this kind gives
 #: way to a remedy the message itself writes
-_CHECK = re.compile(
+_CHECK = Regex(
     r"\s*(?:(?:pip3?|python3? -m pip|uv pip) (?:check|list|show|freeze|index)\b"
     r"|(?:ls|ss|cat|grep|df|du|free|lsof|nvidia-smi|journalctl|dmesg|id|stat|ulimit|which|env|printenv)(?:\s|$)"
     r"|python3? -c\b)")
@@ -86,7 +87,7 @@ def is_check(command: str) -> bool:
 #: a command the message writes for its reader: in backticks, or (a pip install, an export) quoted after
 #: "run"/"try"/"use"/"by"/"with"; a quoted bare flag is more often named than prescribed ("use '--shm-size' flag
 #: to control ...", "try '--help'")
-_WRITTEN = re.compile(r"`(?P<tick>[^`\n]{2,300})`|\b(?:[Rr]un|[Tt]ry|[Uu]se|by|with|[Ee]xecute)[: ]+"
+_WRITTEN = Regex(r"`(?P<tick>[^`\n]{2,300})`|\b(?:[Rr]un|[Tt]ry|[Uu]se|by|with|[Ee]xecute)[: ]+"
                       r"['\"](?P<quoted>(?:pip3?|python3? -m pip|uv pip|export) [^'\"\n]{1,300})['\"]")
 _PIP = (("pip", "install"), ("pip3", "install"), ("python", "-m", "pip", "install"),
         ("python3", "-m", "pip", "install"), ("uv", "pip", "install"))
@@ -94,9 +95,9 @@ _PIP = (("pip", "install"), ("pip3", "install"), ("python", "-m", "pip", "instal
 _PIP_OPTIONS = frozenset({"-U", "--upgrade", "--no-deps", "--force-reinstall", "--pre", "--no-build-isolation",
                           "--no-cache-dir", "--upgrade-strategy"})
 _SPEC = r"(?:===?|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+\-]+"
-_REQUIREMENT = re.compile(rf"(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[A-Za-z0-9_,\-]+\])?(?:{_SPEC}(?:,{_SPEC})*)?")
-_VARIABLE = re.compile(r"[A-Z_][A-Z0-9_]*=[\w.+\-/:@%,~]*")
-_FLAG = re.compile(r"--[a-z][a-z0-9\-_]*(?:=[\w.+\-/:@%,~]+)?")
+_REQUIREMENT = Regex(rf"(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[A-Za-z0-9_,\-]+\])?(?:{_SPEC}(?:,{_SPEC})*)?")
+_VARIABLE = Regex(r"[A-Z_][A-Z0-9_]*=[\w.+\-/:@%,~]*")
+_FLAG = Regex(r"--[a-z][a-z0-9\-_]*(?:=[\w.+\-/:@%,~]+)?")
 
 
 def _pip_install(words: list[str]) -> str | None:

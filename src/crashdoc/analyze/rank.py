@@ -4,17 +4,17 @@ not a known consequence wins, ties going to the earliest line; across attempts, 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, SCORE_TRACEBACK, Candidate, names_same_object
 from crashdoc.parse.phases import load_phases
 from crashdoc.parse.traceback import Stack
+from crashdoc.regex import Regex
 
 CONSEQUENCE_FLOOR = -1000
 MAX_FINDINGS = 12
-_NORMALISE = re.compile(r"0x[0-9a-fA-F]+|\d+")
+_NORMALISE = Regex(r"0x[0-9a-fA-F]+|\d+")
 
 
 @dataclass(frozen=True)

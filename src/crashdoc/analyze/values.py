@@ -17,15 +17,15 @@ import shlex
 import string
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.resources import files
 from typing import TYPE_CHECKING
 
 from crashdoc.analyze.fixes import is_check, written_command
 from crashdoc.analyze.rank import Group
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.kb.companions import alias, same_version_companions
 from crashdoc.kb.model import LOG_VALUES, Rule
 from crashdoc.kb.prefilter import Gate
+from crashdoc.regex import Regex
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -80,13 +80,13 @@ MODEL_ARGS: tuple[str, ...] = (
     r"""\bArgs \{ model_id: "(?P<model>[^"\s]{1,300})\"""",
     r"""(?:^|\s)--model(?:-path|-id)?[= ](?P<model>[\w.\-]+/[\w.\-]+)(?:\s|$)""",
 )
-_BANNERS = [(e, re.compile(p)) for e, p in BANNERS]
-_SIGNS = [(e, re.compile(p)) for e, p in SIGNS]
-_MODELS = [re.compile(p) for p in MODEL_ARGS]
+_BANNERS = [(e, Regex(p)) for e, p in BANNERS]
+_SIGNS = [(e, Regex(p)) for e, p in SIGNS]
+_MODELS = [Regex(p) for p in MODEL_ARGS]
 #: one pass that most lines fail: only a line it finds is searched pattern by pattern
-_ANY_BANNER = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in BANNERS))
-_ANY_SIGN = re.compile("|".join(f"(?:{p})" for _, p in SIGNS))
-_ANY_MODEL = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for p in MODEL_ARGS))
+_ANY_BANNER = Regex("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for _, p in BANNERS))
+_ANY_SIGN = Regex("|".join(f"(?:{p})" for _, p in SIGNS))
+_ANY_MODEL = Regex("|".join(re.sub(r"\(\?P<\w+>", "(?:", p) for p in MODEL_ARGS))
 _GATE = Gate([p for _, p in BANNERS] + [p for _, p in SIGNS] + list(MODEL_ARGS))
 #: for the hot-line scanner: a line with a value is parsed even when no rule knows it
 SCAN_PATTERNS: tuple[str, ...] = (
@@ -215,7 +215,7 @@ def complete(g: Group, values: LogValues) -> Group:
 
 @lru_cache(maxsize=1)
 def _engine_flags() -> dict[str, dict[str, str]]:
-    data = load_yaml((files("crashdoc") / "data" / "engine_flags.yaml").read_text(encoding="utf-8")) or {}
+    data = load_yaml(package_file("data", "engine_flags.yaml").read_text(encoding="utf-8")) or {}
     return {str(e): {str(k): str(v) for k, v in (t or {}).items()} for e, t in data.items()}
 
 
@@ -273,7 +273,7 @@ def known_bug(rule: Rule, message: str, line: str, values: LogValues) -> tuple[s
     return None
 
 
-_REQUIREMENT = re.compile(r"(?P<name>[A-Za-z0-9][\w.\-]*)(?P<op>==|>=)(?P<version>\d[\w.+\-]*)")
+_REQUIREMENT = Regex(r"(?P<name>[A-Za-z0-9][\w.\-]*)(?P<op>==|>=)(?P<version>\d[\w.+\-]*)")
 _UPGRADE = frozenset({"-U", "--upgrade"})
 
 

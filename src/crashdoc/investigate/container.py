@@ -25,6 +25,7 @@ from crashdoc.analyze.state_container import StartTee, container_present
 from crashdoc.investigate.unit import print_to_stderr
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, Section, Skipped, Where
+from crashdoc.regex import Regex
 from crashdoc.sources.container import ContainerFacts, ContainerLogs, check_tool, read_container, time_key
 from crashdoc.transport import Runner
 
@@ -32,7 +33,7 @@ OOM_RULE, SIGKILL_RULE = "oom-killer", "process-killed-sigkill"
 #: rules whose error a small /dev/shm explains
 SHM_RULES = frozenset({"nccl-shared-memory-failed", "shared-memory-exhausted", "bus-error-sigbus",
                        "nccl-unhandled-system-error"})
-_SHM_WORDS = re.compile(r"/dev/shm|shared memory|\bshm|posix_fallocate|Bus error", re.IGNORECASE)
+_SHM_WORDS = Regex(r"/dev/shm|shared memory|\bshm|posix_fallocate|Bus error", re.IGNORECASE)
 SHM_SUGGESTED = "16g"
 
 

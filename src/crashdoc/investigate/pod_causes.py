@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Evidence, Finding, Fix, Where
 from crashdoc.parse.phases import Phase, phase_of_line
+from crashdoc.regex import Regex
 from crashdoc.sources.kubernetes import Segment
 from crashdoc.sources.kubernetes_facts import ContainerState, PodEvent, PodFacts
 
-_GPU = re.compile(r"Insufficient [\w./-]*gpu", re.IGNORECASE)
+_GPU = Regex(r"Insufficient [\w./-]*gpu", re.IGNORECASE)
 _PULL = frozenset({"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"})
 _CREATE = frozenset({"CreateContainerConfigError", "CreateContainerError", "RunContainerError",
                      "ContainerCannotRun", "StartError", "PreCreateHookError", "PostStartHookError"})

@@ -11,7 +11,6 @@ in the evidence). The `ray` section lists the session's processes and every work
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -20,15 +19,16 @@ import crashdoc.investigate as investigate
 from crashdoc.analyze.findings import summary
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Evidence, Finding, Section, Skipped
+from crashdoc.regex import Regex
 from crashdoc.sources.ray import RayFile, RayLogs
 
 #: how far below a kill line its victim may be named (the raylet prints the memory table in between)
 VICTIM_WINDOW = 40
-_VICTIM_PID = re.compile(r"(?:Selected to kill: \(.*?\bpid=|Worker PID: |\bpid[=:] ?)(?P<pid>\d+)")
-_VICTIM_WORKER = re.compile(r"(?:worker id = |Worker ID: |worker_id=)(?P<wid>[0-9a-f]{16,})")
-_EXIT = re.compile(r"Reporting worker exit, worker id = (?P<wid>[0-9a-f]+),.*?exit_type = (?P<type>[A-Z_]+)"
+_VICTIM_PID = Regex(r"(?:Selected to kill: \(.*?\bpid=|Worker PID: |\bpid[=:] ?)(?P<pid>\d+)")
+_VICTIM_WORKER = Regex(r"(?:worker id = |Worker ID: |worker_id=)(?P<wid>[0-9a-f]{16,})")
+_EXIT = Regex(r"Reporting worker exit, worker id = (?P<wid>[0-9a-f]+),.*?exit_type = (?P<type>[A-Z_]+)"
                    r"(?:, exit_detail = (?P<detail>.*))?")
-_RAY_NOISE = re.compile(r"pip install '?ray\[default\]")
+_RAY_NOISE = Regex(r"pip install '?ray\[default\]")
 _ABNORMAL = frozenset({"SYSTEM_ERROR", "NODE_OUT_OF_MEMORY", "USER_ERROR", "UNSPECIFIED"})
 
 

@@ -1,7 +1,7 @@
 """The knowledge base compiled once: the loaded rules, their scanner patterns and the prefilter's plan kept on
 disk, so a start skips YAML parsing, schema checks, regex compilation and the scanner-pattern rewriting (the
 hyperscan databases have their own cache next to it, parse/matcher.py; rule regexes are compiled when first
-searched, kb/regex.py).
+searched, crashdoc/regex.py).
 
 Which entry is valid: each entry records the *content key* of what it was built from (every rule file's path and
 bytes, this package's code, crashdoc's and Python's versions) and a *stamp* (the same files' paths, sizes, inodes,
@@ -33,7 +33,7 @@ from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
 
 FORMAT = 2
 """Bump when the cached value's shape changes in a way the code digest below would not notice."""
-_CODE = ("model.py", "loader.py", "schema.py", "scan.py", "knowledge.py", "cache.py", "regex.py", "prefilter.py",
+_CODE = ("model.py", "loader.py", "schema.py", "scan.py", "knowledge.py", "cache.py", "../regex.py", "prefilter.py",
          "redos.py", "inventory.py", "context.py", "fill.py", "checks.py",
          "context_checks.py")
 """Modules of this package whose source is part of the key: a changed Rule class never meets an old pickle."""

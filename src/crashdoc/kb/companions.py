@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from importlib.resources import files
 from typing import Any
 
 from crashdoc import datafile
@@ -27,7 +26,7 @@ def _canonical(name: str) -> str:
 @lru_cache(maxsize=1)
 def groups_data() -> Mapping[str, Any]:
     """The raw contents of data/groups.yaml (validated into a table by crashdoc.envdoctor.table)."""
-    text = (files("crashdoc") / "data" / GROUPS_FILE).read_text(encoding="utf-8")
+    text = datafile.package_file("data", GROUPS_FILE).read_text(encoding="utf-8")
     try:
         data = datafile.load_yaml(text, cache=True)
     except datafile.YAMLError as exc:

@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from crashdoc.regex import Regex
+
 #: Who words a message: the engines and libraries of the message inventory, and the platforms whose loaders and
 #: C libraries word the same failure differently. A `match` example names one (`wording: tgi`); a cause rule
 #: shows at least two, or declares `wordings: {single: <why>}` (docs/RULES.md).
@@ -21,7 +23,7 @@ WORDINGS: frozenset[str] = frozenset({
 CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")
 
 
-_PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
+_PLACEHOLDER = Regex(r"\$\{(\w+)\}")
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,12 @@ import posixpath
 import re
 import string
 from functools import lru_cache
-from importlib.resources import files
+
+from crashdoc.datafile import package_file
+from crashdoc.regex import Regex
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
-_SAFE_VALUE = re.compile(r"^[\w.+\-/:@%,~=]+$")
+_SAFE_VALUE = Regex(r"^[\w.+\-/:@%,~=]+$")
 
 #: Directories a fix must never name from a log (a chown of /etc); the trees under the pseudo file systems too.
 _SYSTEM_DIRS = frozenset({
@@ -22,10 +24,10 @@ _SYSTEM_DIRS = frozenset({
 })
 _PSEUDO_TREES = ("/proc/", "/sys/", "/dev/")
 #: an install command in a template: what follows is package names (options aside)
-INSTALL = re.compile(r"(?:\bpip3?|\buv pip|\bapt-get|\bapt|\bdnf|\byum|\bconda|\bmamba) install\b")
+INSTALL = Regex(r"(?:\bpip3?|\buv pip|\bapt-get|\bapt|\bdnf|\byum|\bconda|\bmamba) install\b")
 _OPTION_WITH_VALUE = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-r",
                                 "--requirement", "-c", "--constraint", "-t", "--target", "--python", "-o"})
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
+_NAME = Regex(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
 
 
 def _normalise(name: str) -> str:
@@ -38,7 +40,7 @@ def _normalise(name: str) -> str:
 @lru_cache(maxsize=1)
 def known_packages() -> frozenset[str]:
     """Distributions a fix may install by a name taken from a log (data/known_packages.txt), normalised."""
-    text = (files("crashdoc") / "data" / "known_packages.txt").read_text("utf-8")
+    text = package_file("data", "known_packages.txt").read_text("utf-8")
     return frozenset(_normalise(ln.split("#", 1)[0].strip()) for ln in text.splitlines() if ln.split("#", 1)[0].strip())
 
 

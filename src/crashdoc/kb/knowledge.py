@@ -10,18 +10,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crashdoc.kb.cache import built_once, content_key
+from crashdoc.kb.loader import _iter_files as iter_files
 from crashdoc.kb.loader import (
-    Location,
     load_dirs,
     package_rules_dir,
     raise_on_problems,
     user_rule_dirs,
 )
-from crashdoc.kb.loader import _iter_files as iter_files
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
 from crashdoc.kb.scan import exception_pattern, to_scan_pattern
 
 if TYPE_CHECKING:
+    from crashdoc.kb.loader import Location
     from crashdoc.kb.prefilter import Plan, Prefilter
 
 

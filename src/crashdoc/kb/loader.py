@@ -10,20 +10,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-try:  # Python >= 3.11
-    from importlib.resources.abc import Traversable
-except ImportError:  # pragma: no cover - Python 3.10
-    from importlib.abc import Traversable
-
+from crashdoc.datafile import package_file
 from crashdoc.kb.errors import RuleError
 from crashdoc.kb.model import Rule
 
+if TYPE_CHECKING:  # NOTE: importlib.resources costs a start ~10 ms; only a zipped package needs it
+    from importlib.abc import Traversable  # (importlib.resources.abc from Python 3.11)
+
+    Location = Union[Path, Traversable]  # noqa: UP007 - a runtime alias on Python 3.10
+
 ENV_VAR = "CRASHDOC_RULES"
-Location = Union[Path, Traversable]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class LoadResult:
 
 def package_rules_dir() -> Location:
     """The ``rules`` directory shipped inside the crashdoc package."""
-    return files("crashdoc").joinpath("rules")
+    return package_file("rules")
 
 
 def user_rule_dirs(extra_dirs: tuple[str | Path, ...] | list[str | Path] = ()) -> list[Path]:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from crashdoc.kb.context import MatchContext, Override, Upstream
 from crashdoc.kb.fill import INSTALL, fill_command
-from crashdoc.kb.regex import Regex
 from crashdoc.parse.exceptions import last_component, split_exception
+from crashdoc.regex import Regex
 
 CATEGORIES: tuple[str, ...] = (
     "dependency_version_mismatch", "missing_dependency", "abi_mismatch", "cuda_driver_mismatch",

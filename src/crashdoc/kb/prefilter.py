@@ -10,13 +10,13 @@ always tried (that costs a comparison, not a search)."""
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
 from crashdoc.kb.scan import to_scan_pattern
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+from crashdoc.regex import Regex
 
 Plan = tuple[tuple[tuple[str, int], ...], frozenset[int]]
 """(scanner pattern, rule index) for every rule regex, and the indexes of the rules always tried."""
@@ -82,7 +82,7 @@ class Prefilter:
         return frozenset(found)
 
 
-_LONG_REPEAT = re.compile(r"(?<!\\)\{(\d+),\d{3,}\}")
+_LONG_REPEAT = Regex(r"(?<!\\)\{(\d+),\d{3,}\}")
 """A bounded repeat of a hundred or more (`[^{}]{0,2000}?`): unbounded in the gate (a superset, so it never says
 "no" where the regex matches), since hyperscan compiles a long bounded repeat into a large, slow-to-build state
 machine."""
@@ -103,7 +103,7 @@ class Gate:
     def _database(self) -> object:
         if not self._built:  # NOTE: built on first use (a cached load from disk): start-up pays nothing
             self._built = True
-            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
+            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p), every_start=True) for p in self.patterns]
             if hyperscan_available() and converted and all(p is not None for p in converted):
                 stats = ScanStats()
                 try:

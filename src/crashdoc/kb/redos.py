@@ -13,15 +13,17 @@ import re
 import time
 from collections.abc import Iterator
 
+from crashdoc.regex import Regex
+
 LIMIT = 0.05
 """Seconds one search may take on one adversarial line of 16 KiB."""
 FLOOR = 0.002
 """Below this a search is too quick to time reliably."""
 SIZES = (8, 12, 16, 20, 24, 28, 32, 48, 64, 128, 512, 2048, 8192, 16384)
-_LITERAL = re.compile(r"(?:\\b)?((?:[A-Za-z0-9_ :'=,-]|\\[.()\[\]{}|?*+^$/-])+)")
+_LITERAL = Regex(r"(?:\\b)?((?:[A-Za-z0-9_ :'=,-]|\\[.()\[\]{}|?*+^$/-])+)")
 
 
-_LEADING_RUN = re.compile(r"(?:\\b)?(\(\?P<\w+>)?(\\[Swd]|\[(?:\\.|[^\]\\])+\])[+*]")
+_LEADING_RUN = Regex(r"(?:\\b)?(\(\?P<\w+>)?(\\[Swd]|\[(?:\\.|[^\]\\])+\])[+*]")
 
 
 def linear_start(pattern: str) -> str:

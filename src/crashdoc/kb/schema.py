@@ -26,12 +26,12 @@ from crashdoc.kb.model import (
     Rule,
 )
 from crashdoc.kb.redos import linear_start
-from crashdoc.kb.regex import Regex
+from crashdoc.regex import Regex
 
 FIELDS = ("id", "category", "role", "priority", "match", "explanation", "fix", "lookup",
           "references", "examples", "alone", "overrides", "wordings", "upstream")
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_EXC_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_ID = Regex(r"^[a-z0-9][a-z0-9-]*$")
+_EXC_NAME = Regex(r"^[A-Za-z_]\w*$")
 
 
 def _check_examples(where: str, examples: Any) -> list[str]:
@@ -176,7 +176,7 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
 
 
 #: the only commands `fix.apply: safe` may mark: one pip install of pinned packages (`NAME==VERSION`)
-SAFE_COMMAND = re.compile(r"pip install(?: \{?[A-Za-z0-9._-]+\}?==\{?[\w.+-]+\}?)+(?: --index-url https://[\w./{}+-]+)?")
+SAFE_COMMAND = Regex(r"pip install(?: \{?[A-Za-z0-9._-]+\}?==\{?[\w.+-]+\}?)+(?: --index-url https://[\w./{}+-]+)?")
 
 
 def _check_apply(where: str, fix: dict[str, Any]) -> list[str]:

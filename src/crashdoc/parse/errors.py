@@ -5,16 +5,15 @@ a `Type: message` of its own."""
 
 from __future__ import annotations
 
-import re
-
 from crashdoc.parse.exceptions import split_exception
 from crashdoc.parse.formats import line_format
 from crashdoc.parse.lines import LogLine
+from crashdoc.regex import Regex
 
 ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 QUIET_LEVELS = frozenset({"INFO", "DEBUG", "WARNING", "TRACE"})
 
-_CARETS = re.compile(r"\s*[~^]+\s*$")
+_CARETS = Regex(r"\s*[~^]+\s*$")
 
 
 def bare_exception(text: str) -> tuple[str | None, str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from crashdoc.regex import Regex
+
 #: Exception types whose names do not end in one of the usual suffixes.
 KNOWN_EXCEPTIONS = frozenset({
     "OfflineModeIsEnabled", "StopIteration", "StopAsyncIteration", "BackendCompilerFailed", "ShardCannotStart",
@@ -17,7 +19,7 @@ KNOWN_EXCEPTIONS = frozenset({
 #: Suffixes of exception class names (Python's own, and the engines' `...Failure`/`...Fault` classes).
 SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Fault", "Failure", "ExceptionGroup")
 
-_LINE = re.compile(
+_LINE = Regex(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*(?P<last>[A-Za-z_]\w*))(?:\([\w.]*\)|\[[\w.]+\])?(?::(?:\s+(?P<msg>.*))?)?",
     re.S,
 )
@@ -57,8 +59,8 @@ def last_component(exception: str | None) -> str | None:
     return name.rsplit(".", 1)[-1] or None
 
 
-_COUNT_ONLY = re.compile(r"\d+ validation errors? for [\w.]+\s*$")
-_STATED = re.compile(r"^\s+\S.*\[type=\w+")
+_COUNT_ONLY = Regex(r"\d+ validation errors? for [\w.]+\s*$")
+_STATED = Regex(r"^\s+\S.*\[type=\w+")
 
 
 def stating_line(texts: list[str]) -> int:

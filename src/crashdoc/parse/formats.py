@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
+from crashdoc.regex import Regex
 
 LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
-_UNSCANNABLE = re.compile(r"\(\?(?:[=!<]|P<)|(?<![\\[])[\^$]")
+_UNSCANNABLE = Regex(r"\(\?(?:[=!<]|P<)|(?<![\\[])[\^$]")
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,14 @@ class Format:
     family: str
     where: str
     """`header` (a prefix of the text) or `line` (the text itself)."""
-    pattern: re.Pattern[str]
+    pattern: Regex[str]
+    """Compiled when first tried (a row no line reaches costs nothing: the table is read at every start)."""
     level: str | None
     levels: dict[str, str]
     strip: bool
     hint: str | None
     needs_ts: bool
-    suffix: re.Pattern[str] | None
+    suffix: Regex[str] | None
     process: str | None
     examples: tuple[Example, ...]
     scan: str | None = None
@@ -78,9 +79,9 @@ def _row(r: dict[str, Any]) -> Format:
         raise ValueError(f"data/error_formats.yaml: row {r['id']} has no example line")
     return Format(
         id=str(r["id"]), family=" ".join(str(r.get("family", "")).split()), where=where,
-        pattern=re.compile(r["pattern"]), level=r.get("level"), levels=levels, strip=bool(r.get("strip", True)),
+        pattern=Regex(r["pattern"]), level=r.get("level"), levels=levels, strip=bool(r.get("strip", True)),
         hint=r.get("hint"), needs_ts=r.get("needs") == "ts",
-        suffix=re.compile(r["suffix"]) if r.get("suffix") else None, process=r.get("process"), examples=examples,
+        suffix=Regex(r["suffix"]) if r.get("suffix") else None, process=r.get("process"), examples=examples,
         scan=scan, indented=bool(r.get("indented", False)),
     )
 
@@ -88,7 +89,7 @@ def _row(r: dict[str, Any]) -> Format:
 @lru_cache(maxsize=1)
 def load_formats() -> tuple[Format, ...]:
     """The packaged table, rows in file order."""
-    data = load_yaml(resources.files("crashdoc").joinpath("data/error_formats.yaml").read_text("utf-8"), cache=True)
+    data = load_yaml(package_file("data", "error_formats.yaml").read_text("utf-8"), cache=True)
     return tuple(_row(r) for r in data["rows"])
 
 
@@ -124,7 +125,7 @@ def branches(pattern: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _lines() -> tuple[tuple[Format, ...], re.Pattern[str], re.Pattern[str]]:
+def _lines() -> tuple[tuple[Format, ...], Regex[str], Regex[str]]:
     """The line rows, and a prefilter: their `^` branches as one anchored union, the others as one union
     without their leading `\\b` (a superset: it only broadens). Most lines match neither, and then no row is
     tried; a union whose branches start with `\\b` is several times slower (no first-character skip)."""
@@ -132,8 +133,7 @@ def _lines() -> tuple[tuple[Format, ...], re.Pattern[str], re.Pattern[str]]:
     every = [b for f in rows for b in branches(f.pattern.pattern)]
     anchored = [b[1:] for b in every if b.startswith("^")]
     floating = [b[2:] if b.startswith("\\b") else b for b in every if not b.startswith("^")]
-    return (rows, re.compile("|".join(f"(?:{b})" for b in anchored)),
-            re.compile("|".join(f"(?:{b})" for b in floating)))
+    return (rows, Regex("|".join(f"(?:{b})" for b in anchored)), Regex("|".join(f"(?:{b})" for b in floating)))
 
 
 def scan_patterns() -> tuple[str, ...]:

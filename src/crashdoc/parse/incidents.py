@@ -13,26 +13,26 @@ whole incident comes out as one Trace (kind `incident`) that the analysis classi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.stacks import Stack, Trace
+from crashdoc.regex import Regex
 
 MAX_INCIDENT_LINES = 40
 BURST_SECONDS = 1.0
-_FRAME = re.compile(r'\s*(?:> )?File "[^"]*", line \d+')
-_CLOCK = re.compile(r"(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)")
+_FRAME = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
+_CLOCK = Regex(r"(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)")
 _GAP = "[... gap in source ...]"
 #: a line that says the specific cause comes next (`Last error:`, `Caused by:`, a Rust panic's `... at f.rs:1:2:`)
-_ANNOUNCES = re.compile(
+_ANNOUNCES = Regex(
     r"(?:^|\b)(?:Last error|Caused by|Reason|Root cause|Details?|what\(\)):\s*$|panicked at \S+:\d+:\d+:$"
     r"|^terminate called after throwing an instance of '[^']*'$"
 )
 #: the cause written after a marker on the same line
-_MARKED = re.compile(r"(?:Last error|Caused by|Reason|Root cause|what\(\)):\s*\S")
+_MARKED = Regex(r"(?:Last error|Caused by|Reason|Root cause|what\(\)):\s*\S")
 def seconds(ts: str | None) -> float | None:
     """Seconds of the day of a timestamp's clock time (`...T13:17:07.3187Z`, `Dec 28 13:17:07`), or None."""
     m = _CLOCK.search(ts or "")

@@ -3,15 +3,14 @@ process's last line put it in; the live watch builds its markers from the same d
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.parse.traceback import Frame
+from crashdoc.regex import Regex
 
 
 @dataclass(frozen=True)
@@ -20,14 +19,14 @@ class Phase:
 
     id: str
     title: str
-    lines: tuple[re.Pattern[str], ...]
-    frames: tuple[re.Pattern[str], ...]
+    lines: tuple[Regex[str], ...]
+    frames: tuple[Regex[str], ...]
 
 
 @lru_cache(maxsize=1)
 def load_document() -> dict[str, Any]:
     """data/phases.yaml as data: phases (lines, frames, and the watch's extras) and engines."""
-    data = load_yaml(resources.files("crashdoc").joinpath("data/phases.yaml").read_text("utf-8"), cache=True)
+    data = load_yaml(package_file("data", "phases.yaml").read_text("utf-8"), cache=True)
     return data if isinstance(data, dict) else {}
 
 
@@ -39,8 +38,8 @@ def load_phases() -> tuple[Phase, ...]:
         Phase(
             p["id"],
             p["title"],
-            tuple(re.compile(x) for x in p.get("lines") or ()),
-            tuple(re.compile(x) for x in p.get("frames") or ()),
+            tuple(Regex(x) for x in p.get("lines") or ()),  # compiled when first searched
+            tuple(Regex(x) for x in p.get("frames") or ()),
         )
         for p in data["phases"]
     )

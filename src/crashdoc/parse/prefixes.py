@@ -16,38 +16,39 @@ from typing import Any
 
 from crashdoc.parse.formats import header
 from crashdoc.parse.text import _ANSI_HINT, _CONTROL
+from crashdoc.regex import Regex
 
-UNSAFE = re.compile(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
-_COMPOSE = re.compile(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
-_ISO = re.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
-_SYSLOG = re.compile(
+UNSAFE = Regex(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
+_COMPOSE = Regex(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
+_ISO = Regex(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
+_SYSLOG = Regex(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
-_COLUMN = re.compile(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
-_KUBECTL_PREFIX = re.compile(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
-_CRI = re.compile(r"(?:stdout|stderr) [FP] ")
-_JOURNAL_ID = re.compile(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
-_FASTCHAT = re.compile(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
-_DMESG = re.compile(r"(?:kernel: )?\[\s*\d+\.\d+\] ")
-_CATALOG = re.compile(r"(?:░░|--) ")
-_REPEATED = re.compile(r"\s*\[repeated \d+x across cluster\]$")
-_RAY_LOG = re.compile(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<loc>[\w.]+:\d+) -- ")
-_PROC = re.compile(
+_COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
+_KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
+_CRI = Regex(r"(?:stdout|stderr) [FP] ")
+_JOURNAL_ID = Regex(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
+_FASTCHAT = Regex(r"\| (?P<level>[A-Z]+) \| (?P<src>\w+) \| ")
+_DMESG = Regex(r"(?:kernel: )?\[\s*\d+\.\d+\] ")
+_CATALOG = Regex(r"(?:░░|--) ")
+_REPEATED = Regex(r"\s*\[repeated \d+x across cluster\]$")
+_RAY_LOG = Regex(r"(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<loc>[\w.]+:\d+) -- ")
+_PROC = Regex(
     r"\((?P<name>[A-Za-z_][\w:.\-]*?)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)(?:, ip=(?P<ip>[0-9A-Fa-f.:]+))?\) ?"
 )
-_STAGE = re.compile(r"\[Stage-\d+\] ")
-_TORCH_RANK = re.compile(r"\[rank(?P<rank>\d+)\]: ?")
-_VLLM = re.compile(
+_STAGE = Regex(r"\[Stage-\d+\] ")
+_TORCH_RANK = Regex(r"\[rank(?P<rank>\d+)\]: ?")
+_VLLM = Regex(
     r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"(?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?"
 )
-_BARE_LOC = re.compile(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
-_SGLANG = re.compile(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
-_PYLOG = re.compile(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
-_LOGURU = re.compile(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
-_LEVEL_COLON = re.compile(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
-_SLOG_LEVEL = re.compile(r"\blevel=(?P<level>[A-Z]+)\b")
-RANK_IN_NAME = re.compile(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
+_BARE_LOC = Regex(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
+_SGLANG = Regex(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
+_PYLOG = Regex(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
+_LOGURU = Regex(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
+_LEVEL_COLON = Regex(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
+_SLOG_LEVEL = Regex(r"\blevel=(?P<level>[A-Z]+)\b")
+RANK_IN_NAME = Regex(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
 
 

@@ -18,7 +18,6 @@ A split line keeps its line number on every piece; a joined line keeps the first
 from __future__ import annotations
 
 import json
-import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.formats import block_format, line_format
 from crashdoc.parse.prefixes import strip
 from crashdoc.parse.text import clean
+from crashdoc.regex import Regex
 
 WRAP_MIN = 80
 """Shortest line length taken for a hard wrap."""
@@ -36,16 +36,16 @@ WRAP_SEEN = 3
 """Lines of one length (among the last WRAP_WINDOW) that make it a wrap width."""
 WRAP_WINDOW = 64
 
-_FRAME = re.compile(r'File "[^"]*", line \d+, in [^\s"]+')
-_FRAME_LINE = re.compile(r'\s*(?:> )?File "[^"]*", line \d+')
+_FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
+_FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
 _GAP = "[... gap in source ...]"
-_EXC_START = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
-_QUOTE = re.compile(r"> ?")
-_NUMBER = re.compile(r" {0,3}(\d{1,6})(?: ?[|:] |\t)")
-_NUMBER_B = re.compile(_NUMBER.pattern.encode())
+_EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
+_QUOTE = Regex(r"> ?")
+_NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t)")
+_NUMBER_B = Regex(_NUMBER.pattern.encode())
 _ESCAPES = {'\\"': '"', "\\'": "'", "\\t": "\t", "\\\\": "\\"}
-_ESCAPE = re.compile(r'\\["\'t\\]')
+_ESCAPE = Regex(r'\\["\'t\\]')
 
 
 class Piece(Protocol):

@@ -17,18 +17,18 @@ is its code; locals and the other code lines are skipped. The exception follows 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from crashdoc.parse.formats import block_format
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.stacks import Frame
+from crashdoc.regex import Regex
 
 _SIDE = "│"
 _BOTTOM = "╰"
-_LOCATION = re.compile(r"(?P<path>\S+\.py):(?P<line>\d+)(?: in (?P<func>\S+))?$")
-_FUNC = re.compile(r"(?:in )?(?P<func>[\w<>.]+)$")
-_CODE = re.compile(r"\d+ ")
+_LOCATION = Regex(r"(?P<path>\S+\.py):(?P<line>\d+)(?: in (?P<func>\S+))?$")
+_FUNC = Regex(r"(?:in )?(?P<func>[\w<>.]+)$")
+_CODE = Regex(r"\d+ ")
 
 
 def opens(text: str) -> bool:

@@ -8,11 +8,11 @@ Used for attempt boundaries in a log (analyze/attempts.py), for a unit's attempt
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from crashdoc.regex import Regex
 from crashdoc.sources.fields import as_text, number
 
 # MESSAGE_IDs of systemd's own records about a unit (systemd's catalog)
@@ -29,11 +29,11 @@ MSG_RESTART_SCHEDULED = "5eb03494b6584870a536b337290809b3"
 BoundaryKind = Literal["starting", "started", "exited", "failed", "success", "restart", "gave_up", "stopping",
                        "stopped", "oom"]
 
-_EXITED = re.compile(r"Main process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
-_CONTROL_EXITED = re.compile(r"Control process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
-_RESULT = re.compile(r"Failed with result '(?P<result>[\w-]+)'")
-_RESTART = re.compile(r"Scheduled restart job|holdoff time over, scheduling restart|restart counter is at")
-_COUNTER = re.compile(r"restart counter is at (?P<n>\d+)")
+_EXITED = Regex(r"Main process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
+_CONTROL_EXITED = Regex(r"Control process exited, code=(?P<code>\w+), status=(?P<status>[\w/]+)")
+_RESULT = Regex(r"Failed with result '(?P<result>[\w-]+)'")
+_RESTART = Regex(r"Scheduled restart job|holdoff time over, scheduling restart|restart counter is at")
+_COUNTER = Regex(r"restart counter is at (?P<n>\d+)")
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
+from crashdoc.regex import Regex
 
 # CSI/OSC escape sequences, the "[0;36m" remnants GitHub leaves after stripping ESC, rsyslog's "#033[0m" escape.
-_ANSI = re.compile(r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\^\[\[[0-9;]*m|#033\[[0-9;]*m|(?<![\w\]])\[[0-9;]{1,12}m)")
-_ANSI_HINT = re.compile(r"\[[0-9;]{1,12}m")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_ANSI = Regex(r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\^\[\[[0-9;]*m|#033\[[0-9;]*m|(?<![\w\]])\[[0-9;]{1,12}m)")
+_ANSI_HINT = Regex(r"\[[0-9;]{1,12}m")
+_CONTROL = Regex(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
-INVISIBLE = re.compile("[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+INVISIBLE = Regex("[\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 """Invisible characters removed from every report: zero-width spaces/joiners, word joiners, BOM, soft hyphen,
 bidi marks, embeddings, overrides and isolates (a look-alike package name in a fix must not pass)."""
 
@@ -25,7 +25,7 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
-_ERRORISH = re.compile(r"\b(?:\w*(?:Error|Exception)\b|Traceback|FATAL|CRITICAL|ERROR|[Ff]ailed|[Ee]rror|panic)")
+_ERRORISH = Regex(r"\b(?:\w*(?:Error|Exception)\b|Traceback|FATAL|CRITICAL|ERROR|[Ff]ailed|[Ee]rror|panic)")
 
 
 def clean(text: str) -> str:

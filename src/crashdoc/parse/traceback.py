@@ -9,7 +9,6 @@ traceback that is waiting for them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -18,15 +17,16 @@ from crashdoc.parse.incidents import IncidentBuilder
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.richbox import RichBox, opens
 from crashdoc.parse.stacks import Frame, Stack, Trace, starts_new_error, text_before_header
+from crashdoc.regex import Regex
 
 __all__ = ["Frame", "Stack", "Trace", "TracebackBuilder", "text_before_header"]
 
-_FRAME = re.compile(r'\s*(?:> )?File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_FRAME = Regex(r'\s*(?:> )?File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 """A frame line; loguru marks the frame that caught the exception with `> ` instead of the indentation."""
-_EXC = re.compile(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
-_GROUP_BAR = re.compile(r"\s*(?:\| ?)+")
-_GROUP_SEP = re.compile(r"\s*\+[-+ ]*(?:\d+ -|----|\.\.\. and \d+ more exceptions)")
-_NOISE = re.compile(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
+_EXC = Regex(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
+_GROUP_BAR = Regex(r"\s*(?:\| ?)+")
+_GROUP_SEP = Regex(r"\s*\+[-+ ]*(?:\d+ -|----|\.\.\. and \d+ more exceptions)")
+_NOISE = Regex(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
 _CAUSE = "The above exception was the direct cause of the following exception"
 _CONTEXT = "During handling of the above exception, another exception occurred"
 _GAP = "[... gap in source ...]"

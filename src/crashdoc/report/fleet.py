@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from crashdoc import __version__
+from crashdoc.datafile import package_file
 from crashdoc.fleet import CauseGroup, FleetResult, HostResult, cause_title, compact_hosts, groups
 from crashdoc.report.json import finding_dict, to_dict
 from crashdoc.report.redact import Redactor, redact_diagnosis
@@ -159,6 +160,4 @@ def render_fleet(result: FleetResult, fmt: str, out: TextIO, width: int | None =
 
 def schema_text() -> str:
     """The JSON Schema of `crashdoc.fleet/1`, as shipped in the package."""
-    from importlib.resources import files
-
-    return (files("crashdoc") / "data" / "schema" / "fleet-1.json").read_text("utf-8")
+    return package_file("data", "schema", "fleet-1.json").read_text("utf-8")

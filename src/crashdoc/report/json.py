@@ -11,6 +11,7 @@ import json as _json
 from typing import Any, TextIO
 
 from crashdoc import __version__
+from crashdoc.datafile import package_file
 from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, History, Section, Skipped, State, Where
 from crashdoc.report.interface import Renderer
 
@@ -113,9 +114,7 @@ def to_dict(diag: Diagnosis, redactions: int = 0) -> dict[str, Any]:
 
 def schema_text() -> str:
     """The JSON Schema of the contract, as shipped in the package."""
-    from importlib.resources import files
-
-    return (files("crashdoc") / "data" / "schema" / "diagnosis-1.json").read_text("utf-8")
+    return package_file("data", "schema", "diagnosis-1.json").read_text("utf-8")
 
 
 class JsonRenderer(Renderer):

@@ -18,18 +18,19 @@ from typing import Any, TextIO
 from crashdoc import __version__
 from crashdoc.model import Diagnosis, Finding
 from crashdoc.parse.text import INVISIBLE, strip_ansi, visible
+from crashdoc.regex import Regex
 from crashdoc.report.interface import Renderer
 from crashdoc.report.safe import redacted_note
 
 #: longest log line shown whole; longer ones say how much was left out (a 10 MB line is not a report)
 MAX_LINE = 100_000
-_SPECIAL = re.compile(r"[\\`*_\[\]<>#@|~&$]")
-_URLISH = re.compile(r"://|^www\.|\w\.[A-Za-z]|^:\w+:$|^gh-\d+$", re.IGNORECASE)
-_RULE = re.compile(r"^[-=+*_]+$")
-_LIST = re.compile(r"^\d{1,9}[.)]$")
+_SPECIAL = Regex(r"[\\`*_\[\]<>#@|~&$]")
+_URLISH = Regex(r"://|^www\.|\w\.[A-Za-z]|^:\w+:$|^gh-\d+$", re.IGNORECASE)
+_RULE = Regex(r"^[-=+*_]+$")
+_LIST = Regex(r"^\d{1,9}[.)]$")
 _ABBREV = frozenset({"e.g", "i.e", "etc", "vs"})
-_EDGE = re.compile(r"^([(\"']*)(.*?)([)\"'.,;:!?]*)$", re.DOTALL)
-_SPAN = re.compile(r"(?<![^\s(\"'])(`[^`]+`)(?=[\s)\"'.,;:!?]|$)")
+_EDGE = Regex(r"^([(\"']*)(.*?)([)\"'.,;:!?]*)$", re.DOTALL)
+_SPAN = Regex(r"(?<![^\s(\"'])(`[^`]+`)(?=[\s)\"'.,;:!?]|$)")
 ENGINES = ("vllm", "sglang", "text-generation-server", "tensorrt-llm", "tensorrt_llm", "llama-cpp-python",
            "lmdeploy", "mlc-llm", "exllamav2")
 

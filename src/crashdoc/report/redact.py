@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from crashdoc.datafile import load_yaml
+from crashdoc.datafile import load_yaml, package_file
 from crashdoc.model import Diagnosis, Skipped
+from crashdoc.regex import Regex
 
-PLACEHOLDER = re.compile(r"<redacted:[a-z0-9\-]+:\d+>")
+PLACEHOLDER = Regex(r"<redacted:[a-z0-9\-]+:\d+>")
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Pattern:
     """One kind of secret."""
 
     kind: str
-    regex: re.Pattern[str]
+    regex: Regex[str]
     entropy: float | None = None
     examples: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(line, the secrets that must disappear from it)."""
@@ -36,24 +37,20 @@ class Pattern:
 @lru_cache(maxsize=1)
 def patterns() -> tuple[Pattern, ...]:
     """The patterns shipped in data/redact.yaml, in the order they apply."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)
     out = []
     for p in doc["patterns"]:
         flags = re.IGNORECASE if p.get("ignore_case") else 0
         examples = tuple((str(e["text"]), tuple(str(s) for s in e.get("secrets") or ())) for e in p.get("examples") or ())
-        out.append(Pattern(str(p["kind"]), re.compile(p["regex"], flags), p.get("entropy"), examples))
+        out.append(Pattern(str(p["kind"]), Regex(p["regex"], flags), p.get("entropy"), examples))
     return tuple(out)
 
 
 @lru_cache(maxsize=1)
-def secret_flags() -> re.Pattern[str]:
+def secret_flags() -> Regex[str]:
     """A command-line flag whose next argument is a secret (`--api-key`, `--hf-token` ...)."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)
-    return re.compile(doc["secret_flags"], re.IGNORECASE)
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)
+    return Regex(doc["secret_flags"], re.IGNORECASE)
 
 
 def _looks_random(value: str, bits: float) -> bool:
@@ -143,13 +140,13 @@ class Redactor:
         return self.value(x, memo)
 
 
-_IPV4 = re.compile(r"(?<![\w.<>~!+-])(?<![=<>~!]=)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = Regex(r"(?<![\w.<>~!+-])(?<![=<>~!]=)(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
                    r"(?![\w]|\.\w)")
-_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
-_URL_HOST = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?:[^\s/@<>\"']*@)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?)")
-_HOST_ARG = re.compile(r"(?:\b(?:host|hostname|master_addr)\s*[=:]|--host(?:=|\s+))\s*[\"']?"
+_IPV6 = Regex(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])")
+_URL_HOST = Regex(r"\b[A-Za-z][A-Za-z0-9+.\-]*://(?:[^\s/@<>\"']*@)?(?P<host>[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?)")
+_HOST_ARG = Regex(r"(?:\b(?:host|hostname|master_addr)\s*[=:]|--host(?:=|\s+))\s*[\"']?"
                        r"(?:[\w.\-]+@)?(?P<host>[A-Za-z][A-Za-z0-9.\-]*[A-Za-z0-9])", re.IGNORECASE)
-_USER_HOST = re.compile(r"^(?:[^@\s]+@)?(?P<host>\[[0-9A-Fa-f:]+\]|[^:\s\[\]]+)(?::\d+)?$")
+_USER_HOST = Regex(r"^(?:[^@\s]+@)?(?P<host>\[[0-9A-Fa-f:]+\]|[^:\s\[\]]+)(?::\d+)?$")
 
 
 @dataclass(frozen=True)
@@ -165,9 +162,7 @@ class HostRules:
 @lru_cache(maxsize=1)
 def host_rules() -> HostRules:
     """The `hosts` part of data/redact.yaml."""
-    from importlib.resources import files
-
-    doc = load_yaml((files("crashdoc") / "data" / "redact.yaml").read_text("utf-8"), cache=True)["hosts"]
+    doc = load_yaml(package_file("data", "redact.yaml").read_text("utf-8"), cache=True)["hosts"]
     examples = tuple((str(e["text"]), tuple(str(h) for h in e.get("hosts") or ())) for e in doc.get("examples") or ())
     return HostRules(frozenset(str(k).lower() for k in doc["keep"]), examples)
 

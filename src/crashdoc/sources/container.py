@@ -22,15 +22,16 @@ from datetime import datetime, timezone
 from typing import IO, Any, BinaryIO
 
 from crashdoc.errors import InputError, UnsafeArgumentError
+from crashdoc.regex import Regex
 from crashdoc.sources.interface import ByteSource
 from crashdoc.sources.unit_show import mask_secret
 from crashdoc.transport import Runner, check_word
 
 TOOLS = ("docker", "podman")
 #: docker's rule for container names (and ids are hex): no shell syntax can pass
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")
-_SECRET_FLAG = re.compile(r"token|secret|passw|api[-_]?key|credential|private|auth", re.IGNORECASE)
-_TS = re.compile(rb"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?[ \t]")
+_NAME = Regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,254}")
+_SECRET_FLAG = Regex(r"token|secret|passw|api[-_]?key|credential|private|auth", re.IGNORECASE)
+_TS = Regex(rb"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)?[ \t]")
 #: docker's default /dev/shm is 64 MiB; podman's is 65536000 bytes ("64m" in its config)
 DEFAULT_SHM = 64 << 20
 INSPECT_TIMEOUT = 60.0

@@ -7,16 +7,16 @@ it). Every reader of a record asks here, so a field of the wrong type is absent,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from typing import Any
+
+from crashdoc.regex import Regex
 
 #: microseconds since the epoch accepted as a timestamp: 1970 up to the end of year 9999
 USEC_MAX = 253_402_300_799_999_999
 #: the kernel's PID_MAX_LIMIT (2^22)
 PID_MAX = 4_194_304
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = Regex("[\ud800-\udfff]")
 
 
 def text(rec: Mapping[str, Any], key: str) -> str | None:
@@ -85,6 +85,8 @@ def iso_usec(us: int | None) -> str | None:
     """Microseconds since the epoch as ISO 8601 UTC (`2025-11-30T09:12:05.123456+00:00`); None for 0/None."""
     if not us or not 0 < us <= USEC_MAX:
         return None
+    from datetime import datetime, timezone  # NOTE: only journal records carry one (a file's start skips it)
+
     try:
         return datetime.fromtimestamp(us / 1e6, tz=timezone.utc).isoformat(timespec="microseconds")
     except (OverflowError, OSError, ValueError):

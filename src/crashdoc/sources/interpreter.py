@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from crashdoc.errors import TransportError
+from crashdoc.regex import Regex
 from crashdoc.transport import Runner
 
 if TYPE_CHECKING:
     from crashdoc.sources.unit import UnitState
 
 #: the interpreter's file name (python, python3, python3.12)
-PYTHON = re.compile(r"python(?:[23](?:\.[0-9]+)?)?")
+PYTHON = Regex(r"python(?:[23](?:\.[0-9]+)?)?")
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "ctr", "kubectl", "crictl", "apptainer", "singularity"})
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from crashdoc.errors import CrashdocError, InputError
 from crashdoc.model import Skipped
+from crashdoc.regex import Regex
 from crashdoc.sources.errors import JournalAccessError, SystemdTooOldError
 from crashdoc.transport import CommandResult, Runner
 
@@ -95,8 +96,8 @@ def user_of(runner: Runner) -> str:
 
 #: seconds `journalctl --verify` may take over copied files (it reads every object)
 VERIFY_TIMEOUT = 900.0
-_FAIL = re.compile(r"^FAIL: (?P<file>.+?) \((?P<why>[^)]*)\)\s*$", re.M)
-_AT = re.compile(r"^File corruption detected at (?P<file>.+):(?P<offset>[0-9a-fA-F]+) \(of (?P<size>\d+) bytes, (?P<pct>\d+)%\)", re.M)
+_FAIL = Regex(r"^FAIL: (?P<file>.+?) \((?P<why>[^)]*)\)\s*$", re.M)
+_AT = Regex(r"^File corruption detected at (?P<file>.+):(?P<offset>[0-9a-fA-F]+) \(of (?P<size>\d+) bytes, (?P<pct>\d+)%\)", re.M)
 
 
 def damage(verify_output: str) -> list[str]:
@@ -112,9 +113,9 @@ def damage(verify_output: str) -> list[str]:
     return out
 
 
-_FILE_PATH = re.compile(r"^File path: (?P<file>.+?)\s*$", re.M | re.I)
-_STATE = re.compile(r"^State: (?P<state>\w+)", re.M)
-_HEAD_TAIL = re.compile(r"^(?P<end>Head|Tail) realtime timestamp: .*\((?P<usec>[0-9a-fA-F]+)\)\s*$", re.M)
+_FILE_PATH = Regex(r"^File path: (?P<file>.+?)\s*$", re.M | re.I)
+_STATE = Regex(r"^State: (?P<state>\w+)", re.M)
+_HEAD_TAIL = Regex(r"^(?P<end>Head|Tail) realtime timestamp: .*\((?P<usec>[0-9a-fA-F]+)\)\s*$", re.M)
 
 
 @dataclass(frozen=True)

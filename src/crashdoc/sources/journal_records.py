@@ -4,11 +4,11 @@ and the reading of an answer into records or into blocks of whole JSON lines."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from crashdoc.regex import Regex
 from crashdoc.sources import fields as typed
 
 
@@ -65,7 +65,7 @@ def record_of(line: bytes) -> Record | None:
     return Record(fields) if isinstance(fields, dict) else None
 
 
-_CURSOR = re.compile(rb'"__CURSOR" ?: ?"([^"\\]+)"')
+_CURSOR = Regex(rb'"__CURSOR" ?: ?"([^"\\]+)"')
 
 
 def last_cursor(block: bytes) -> str | None:

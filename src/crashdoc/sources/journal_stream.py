@@ -6,16 +6,16 @@ decodes only the hot ones, so a long attempt costs about what journalctl costs t
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from crashdoc.regex import Regex
 from crashdoc.sources.journal_records import Record
 
 #: _SYSTEMD_INVOCATION_ID, INVOCATION_ID, OBJECT_SYSTEMD_INVOCATION_ID (a literal head: the regex engine skips fast)
-_INVOCATION = re.compile(rb'INVOCATION_ID" ?: ?"([0-9a-fA-F]{32})"')
-_USEC = re.compile(rb'"__REALTIME_TIMESTAMP" ?: ?"([0-9]{1,19})"')
+_INVOCATION = Regex(rb'INVOCATION_ID" ?: ?"([0-9a-fA-F]{32})"')
+_USEC = Regex(rb'"__REALTIME_TIMESTAMP" ?: ?"([0-9]{1,19})"')
 #: bytes before a kernel record's place searched for the attempts' own copy of it (same time, same cursor)
 DUPLICATE_WINDOW = 64 << 10
 

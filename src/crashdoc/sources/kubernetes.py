@@ -12,7 +12,6 @@ its container; the segments' line ranges tell which run of which container a fin
 from __future__ import annotations
 
 import json
-import re
 import tempfile
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,18 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from crashdoc.errors import InputError, UnsafeArgumentError
+from crashdoc.regex import Regex
 from crashdoc.sources.interface import ByteSource
 from crashdoc.transport import Runner
 
 KINDS = {"pod": "pod", "po": "pod", "pods": "pod", "deploy": "deployment", "deployment": "deployment",
          "deployments": "deployment", "sts": "statefulset", "statefulset": "statefulset",
          "statefulsets": "statefulset"}
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_CONTEXT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/+=,%-]{0,252}")
-_LABEL_KEY = re.compile(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
-_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
-_PREFIX = re.compile(rb"\[[^\]\s]{1,300}\] ")
+_SUBDOMAIN = Regex(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_LABEL = Regex(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_CONTEXT = Regex(r"[A-Za-z0-9][A-Za-z0-9_.:@/+=,%-]{0,252}")
+_LABEL_KEY = Regex(r"(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
+_LABEL_VALUE = Regex(r"(?:[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
+_PREFIX = Regex(rb"\[[^\]\s]{1,300}\] ")
 GET_TIMEOUT = 60.0
 TAIL_LINES = 40
 

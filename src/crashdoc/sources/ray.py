@@ -13,23 +13,23 @@ kills); the rotated copies under `old/` and the JSON event files are not read (t
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from crashdoc.errors import InputError
+from crashdoc.regex import Regex
 from crashdoc.sources.interface import RecordSource
 
 DEFAULT_DIR = "/tmp/ray/session_latest/logs"
 #: a file larger than this is read from its last MAX_FILE_BYTES (the start of a huge raylet.out is history)
 MAX_FILE_BYTES = 64 << 20
-_WORKER = re.compile(r"worker-(?P<wid>[0-9a-f]{8,})-(?P<job>[0-9a-f]{8})-(?P<pid>\d+)\.(?:out|err)")
-_CORE = re.compile(r"python-core-(?P<kind>worker|driver)-(?P<wid>[0-9a-f]{8,})_(?P<pid>\d+)\.log")
-_PID_SUFFIX = re.compile(r"[_-](?P<pid>\d{2,})\.(?:log|out|err)$")
+_WORKER = Regex(r"worker-(?P<wid>[0-9a-f]{8,})-(?P<job>[0-9a-f]{8})-(?P<pid>\d+)\.(?:out|err)")
+_CORE = Regex(r"python-core-(?P<kind>worker|driver)-(?P<wid>[0-9a-f]{8,})_(?P<pid>\d+)\.log")
+_PID_SUFFIX = Regex(r"[_-](?P<pid>\d{2,})\.(?:log|out|err)$")
 #: the glog header of Ray's C++ processes: `[2026-12-01 21:11:21,838 I 6454 6490] (raylet) file.cc:N: ...`
-_GLOG = re.compile(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] (?P<pid>\d+) \d+\]")
+_GLOG = Regex(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ [DIWEF] (?P<pid>\d+) \d+\]")
 _SUFFIXES = (".out", ".err", ".log")
 _SKIP = ("debug_state", "events", "export_events")
 

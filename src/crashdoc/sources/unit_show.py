@@ -8,14 +8,16 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from crashdoc.regex import Regex
+
 #: ExecMainCode values (siginfo si_code) as systemctl show prints them
 CLD = {"0": None, "1": "exited", "2": "killed", "3": "dumped", "4": "trapped", "5": "stopped", "6": "continued"}
 
 
-_SECRET = re.compile(r"(TOKEN|SECRET|PASSW|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|AUTH)", re.IGNORECASE)
+_SECRET = Regex(r"(TOKEN|SECRET|PASSW|PASSWD|API_?KEY|CREDENTIAL|PRIVATE|AUTH)", re.IGNORECASE)
 
 
-_EXEC = re.compile(r"path=(?P<path>[^;]*?) ; argv\[\]=(?P<argv>.*?) ; (?:flags|ignore_errors)=")
+_EXEC = Regex(r"path=(?P<path>[^;]*?) ; argv\[\]=(?P<argv>.*?) ; (?:flags|ignore_errors)=")
 
 
 @dataclass(frozen=True)

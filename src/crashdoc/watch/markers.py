@@ -134,7 +134,7 @@ def load_markers() -> Markers:
         more = extra.get(base.id, {})
         phases.append(WatchPhase(
             base.id, base.title, i,
-            base.lines + _compile(more.get("watch"), f"{base.id}.watch"),
+            tuple(rx.compiled for rx in base.lines) + _compile(more.get("watch"), f"{base.id}.watch"),
             _compile(more.get("watch_not"), f"{base.id}.watch_not"),
             _compile(more.get("progress"), f"{base.id}.progress"),
         ))
