@@ -8,9 +8,6 @@ a log shape the input does not have, a rule the prefilter never names) is never 
 method compiles the pattern and puts the compiled pattern's own bound methods on the instance, so every later
 call is the compiled method itself (no wrapper in the hot loop).
 
-Compiling goes through `codecache.compile_regex`: a pattern an earlier start compiled is rebuilt from the code
-Python's compiler made of it then (kept in crashdoc's cache directory), not compiled again.
-
 A rule loaded from its YAML file is compiled at once (`Regex.compile`: the loader checks that it compiles); a
 pickle keeps the source and flags only (the compiled knowledge base, kb/cache.py).
 """
@@ -21,8 +18,6 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, AnyStr, Generic
-
-from crashdoc.codecache import compile_regex
 
 _METHODS = ("search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer")
 
@@ -45,7 +40,7 @@ class Regex(Generic[AnyStr]):
         return rx
 
     def _compile(self) -> re.Pattern[AnyStr]:
-        compiled: re.Pattern[AnyStr] = compile_regex(self.pattern, self.flags)
+        compiled: re.Pattern[AnyStr] = re.compile(self.pattern, self.flags)
         self._install(compiled)
         return compiled
 

@@ -103,7 +103,7 @@ class Gate:
     def _database(self) -> object:
         if not self._built:  # NOTE: built on first use (a cached load from disk): start-up pays nothing
             self._built = True
-            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p), every_start=True) for p in self.patterns]
+            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
             if hyperscan_available() and converted and all(p is not None for p in converted):
                 stats = ScanStats()
                 try:

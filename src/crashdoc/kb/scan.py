@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from crashdoc.codecache import compile_regex
-
 
 def _walk(regex: str) -> tuple[str, str | None]:
     """Rewrite named groups as plain groups; return (pattern, first unsupported construct or None)."""
@@ -76,17 +74,15 @@ def unsupported_construct(regex: str) -> str | None:
 
 
 @cache
-def to_scan_pattern(regex: str, ignore_case: bool = False, every_start: bool = False) -> str | None:
-    """Return *regex* without named groups (``(?i)`` prefixed if needed), or None to skip it. *every_start*: a
-    pattern converted at every start (not kept in the compiled knowledge base): its check goes through the code
-    table (codecache.compile_regex)."""
+def to_scan_pattern(regex: str, ignore_case: bool = False) -> str | None:
+    """Return *regex* without named groups (``(?i)`` prefixed if needed), or None to skip it."""
     pattern, bad = _walk(regex)
     if bad:
         return None
     if ignore_case:
         pattern = "(?i)" + pattern
     try:
-        (compile_regex if every_start else re.compile)(pattern)
+        re.compile(pattern)
     except re.error:
         return None
     return pattern
