@@ -22,7 +22,9 @@ def test_analyzer_keys_still_work() -> None:
         "import", "distributed", "build_model", "load_weights", "profile", "cuda_graphs", "serving"]
     assert phase_of_line("Loading safetensors checkpoint shards:  50% Completed | 2/4").id == "load_weights"  # type: ignore[union-attr]
     assert phase_of_line("torch.compile takes 30.1 s in total").id == "cuda_graphs"  # type: ignore[union-attr]
-    assert phase_of_line("NCCL INFO Connected all rings").id == "serving"  # type: ignore[union-attr]
+    # a router's `Connected` is a server up; NCCL's `Connected all rings` (start-up) announces no phase
+    assert phase_of_line("router/src/server.rs:2331: Connected").id == "serving"  # type: ignore[union-attr]
+    assert phase_of_line("gpu-node-07:254:356 [1] NCCL INFO Connected all rings, use ring PXN 0 GDR 1") is None
 
 
 @pytest.mark.parametrize("line,phase,pct", [

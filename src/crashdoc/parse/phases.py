@@ -21,6 +21,8 @@ class Phase:
     title: str
     lines: tuple[Regex[str], ...]
     frames: tuple[Regex[str], ...]
+    not_lines: tuple[Regex[str], ...] = ()
+    """Lines that match `lines` but do not announce the phase (NCCL's `Connected all rings` is no server up)."""
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +42,7 @@ def load_phases() -> tuple[Phase, ...]:
             p["title"],
             tuple(Regex(x) for x in p.get("lines") or ()),  # compiled when first searched
             tuple(Regex(x) for x in p.get("frames") or ()),
+            tuple(Regex(x) for x in p.get("not") or ()),
         )
         for p in data["phases"]
     )
@@ -61,6 +64,6 @@ def phase_of_frames(frames: Sequence[Frame]) -> Phase | None:
 def phase_of_line(text: str) -> Phase | None:
     """The phase a progress line announces, if any."""
     for ph in load_phases():
-        if any(rx.search(text) for rx in ph.lines):
+        if any(rx.search(text) for rx in ph.lines) and not any(rx.search(text) for rx in ph.not_lines):
             return ph
     return None

@@ -135,7 +135,7 @@ def load_markers() -> Markers:
         phases.append(WatchPhase(
             base.id, base.title, i,
             tuple(rx.compiled for rx in base.lines) + _compile(more.get("watch"), f"{base.id}.watch"),
-            _compile(more.get("watch_not"), f"{base.id}.watch_not"),
+            tuple(rx.compiled for rx in base.not_lines) + _compile(more.get("watch_not"), f"{base.id}.watch_not"),
             _compile(more.get("progress"), f"{base.id}.progress"),
         ))
     engines = tuple(
