@@ -4,13 +4,13 @@ stands for; kept on disk beside the hyperscan databases."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
-import os
+import marshal
 from collections.abc import Sequence
 
+from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
 from crashdoc.parse.literals import alternatives, necessary_literals
-from crashdoc.parse.matcher import cache_dir
 
 
 def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
@@ -18,26 +18,34 @@ def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bo
     (else a literal): per top-level alternative of a pattern, its necessary literals (`(?i)` for a caseless set),
     or the alternative itself where it has no literal of MIN_LEN characters or only common words (parse/literals.py).
     Kept on disk beside the hyperscan databases (the analysis costs a few hundred ms)."""
-    key = hashlib.sha256(repr((LITERALS_VERSION, tuple(patterns))).encode()).hexdigest()[:24]
+    key = plan_key(patterns)
     d = cache_dir()
-    path = d / f"literals-{key}.json" if d is not None else None
+    path = d / f"literals-{key}.marshal" if d is not None else None
     if path is not None:
         try:
-            return [(lit, pats, bool(whole)) for lit, pats, whole in json.loads(path.read_text())]
-        except (OSError, ValueError, TypeError):
+            if trusted(path):
+                return [(lit, list(pats), bool(whole)) for lit, pats, whole in marshal.loads(path.read_bytes())]
+        except (OSError, ValueError, TypeError, EOFError):
             pass
     out = _prefilter_patterns(patterns)
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(out))
-            os.replace(tmp, path)
-            for old in sorted(path.parent.glob("literals-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[8:]:
-                old.unlink(missing_ok=True)
+            replace_file(path, marshal.dumps(out))
+            prune(path.parent, "literals-*.marshal", 8)
         except OSError:
             pass  # a read-only home: analysed at every start
     return out
+
+
+@functools.cache
+def _plan_key(patterns: tuple[str, ...]) -> str:
+    return hashlib.sha256("\x00".join((str(LITERALS_VERSION), *patterns)).encode()).hexdigest()[:24]
+
+
+def plan_key(patterns: Sequence[str]) -> str:
+    """The digest of a rule-pattern list that names its literal plan (and, with the markers, its database)."""
+    return _plan_key(tuple(patterns))
 
 
 LITERALS_VERSION = 8

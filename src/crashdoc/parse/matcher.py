@@ -35,13 +35,26 @@ class ScanStats:
 class Matcher:
     """One compiled multi-pattern matcher returning (end offset, class index) hits for a block."""
 
-    def __init__(self, classes: Sequence[MarkerClass], stats: ScanStats, use_hyperscan: bool = True) -> None:
+    def __init__(
+        self,
+        classes: Sequence[MarkerClass],
+        stats: ScanStats,
+        use_hyperscan: bool = True,
+        extra: Sequence[tuple[str, int, bool]] = (),
+        extra_key: str = "",
+    ) -> None:
+        """`extra`: more (pattern, class index, prefilter) after the classes' patterns (the rule literals: one
+        index each, without a MarkerClass apiece), named in the cache key by `extra_key` (their digest)."""
         self.classes = classes
         exprs: list[tuple[str, int]] = [(p, ci) for ci, c in enumerate(classes) for p in c.patterns]
-        prefilter = frozenset(p for c in classes if c.prefilter for p in c.patterns)
+        prefilter = {p for c in classes if c.prefilter for p in c.patterns}
+        named = len(exprs)
+        exprs.extend((p, ci) for p, ci, _ in extra)
+        prefilter.update(p for p, _, pf in extra if pf)
         self.hs_db: Any = None
         if _hs is not None and use_hyperscan:
-            self.hs_db = _compiled(tuple(exprs), stats, prefilter)
+            key = (tuple(exprs[:named]), extra_key) if extra_key else tuple(exprs)
+            self.hs_db = _compiled(tuple(exprs), stats, frozenset(prefilter), key)
             self.scratch = _hs.Scratch(self.hs_db)
             stats.engine = "hyperscan"
         else:
@@ -97,20 +110,25 @@ def _hs_compile(exprs: Sequence[tuple[str, int]], prefilter: frozenset[str] = fr
     return db
 
 
-_CACHE: dict[tuple[tuple[tuple[str, int], ...], frozenset[str]], tuple[Any, list[str]]] = {}
+_CACHE: dict[object, tuple[Any, list[str]]] = {}
 
 
-def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats, prefilter: frozenset[str] = frozenset()) -> Any:
+def _compiled(
+    exprs: tuple[tuple[str, int], ...], stats: ScanStats, prefilter: frozenset[str] = frozenset(), key_of: object = None
+) -> Any:
     """A hyperscan database for exprs; patterns hyperscan cannot compile are left out (and listed).
 
     Compiled once per process and kept on disk (hyperscan's serialised form, keyed by the patterns), since
     compiling a few hundred rule patterns costs about half a second at every start.
     """
-    if (exprs, prefilter) in _CACHE:
-        db, known = _CACHE[exprs, prefilter]
+    memo = key_of if key_of is not None else (exprs, prefilter)
+    if memo in _CACHE:
+        db, known = _CACHE[memo]
         stats.skipped_patterns.extend(known)
         return db
-    key = hashlib.sha256(repr((exprs, getattr(_hs, "__version__", ""), "multiline", sorted(prefilter))).encode()).hexdigest()[:24]
+    # NOTE: `key_of` stands for the patterns when the caller has their digest (hashing thousands costs a start ms)
+    named = (key_of, sorted(prefilter)) if key_of is not None else (exprs, sorted(prefilter))
+    key = hashlib.sha256(repr((named, getattr(_hs, "__version__", ""), "multiline")).encode()).hexdigest()[:24]
     d = cache_dir()
     path = d / f"scan-{key}.hsdb" if d is not None else None
     skipped: list[str] = []
@@ -146,7 +164,7 @@ def _compiled(exprs: tuple[tuple[str, int], ...], stats: ScanStats, prefilter: f
                 _prune(path.parent)
         except OSError:
             pass  # a read-only home: compile at every start
-    _CACHE[exprs, prefilter] = (db, skipped)
+    _CACHE[memo] = (db, skipped)
     stats.skipped_patterns.extend(skipped)
     return db
 

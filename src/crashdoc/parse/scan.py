@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from crashdoc.parse.blocks import MAX_LINE, HotLine, State, back_lines, count_lines, segments, skip_lines, tail
-from crashdoc.parse.literal_plan import prefilter_patterns
+from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
@@ -54,26 +54,27 @@ class Scanner:
         """The knowledge base's regexes, run only on the lines where one of their necessary literals occurs
         (parse/literals.py): hundreds of regexes over every byte cost ten times the markers' pass."""
         self.rule_index = -1
-        block = list(classes)
+        markers = list(classes)
+        literals: list[tuple[str, int, bool]] = []  # (pattern, class index, prefilter) of the rule literals
         self.literal_rules: list[tuple[str, ...]] = []
-        """For each rule literal of the block pass (block class rule_index + i), the rule patterns that contain it."""
+        """For each rule literal of the block pass (class index rule_index + i), the rule patterns that contain it."""
         if extra_patterns:
             rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
             self.rule_index = len(classes)
             self.rule_matcher = Matcher([rule], self.stats, use_hyperscan)
             for lit, pats, whole in prefilter_patterns(extra_patterns):
-                block.append(MarkerClass("rule", (lit,), before=1, after=6, prefilter=whole))
+                literals.append((lit, self.rule_index + len(self.literal_rules), whole))
                 self.literal_rules.append(tuple(pats))
             classes.append(rule)
         self.classes = classes
-        self.block_classes = block
-        if len(block) >= 1 << 16:
-            raise ValueError(f"{len(block)} scanner classes: a packed hit holds 16 bits of class")
-        markers = len(block) - len(self.literal_rules)
-        self.quiet_classes = {i: c.drop_levels for i, c in enumerate(block[:markers]) if c.drop_levels and not c.strict}
-        """Block classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
-        self.matcher = Matcher(block, self.stats, use_hyperscan)
-        """The block pass: the marker classes, then one class per rule literal."""
+        if len(markers) + len(literals) >= 1 << 16:
+            raise ValueError(f"{len(markers) + len(literals)} scanner classes: a packed hit holds 16 bits of class")
+        self.quiet_classes = {i: c.drop_levels for i, c in enumerate(markers) if c.drop_levels and not c.strict}
+        """Marker classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
+        self.matcher = Matcher(
+            markers, self.stats, use_hyperscan, extra=literals, extra_key=plan_key(extra_patterns) if literals else ""
+        )
+        """The block pass: the marker classes, then one class index per rule literal."""
         self.block_size = block_size
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
@@ -165,7 +166,8 @@ class Scanner:
         """Marker classes matching one line (for inputs parsed record by record, like journal JSON)."""
         m = 0
         for _, ci in self.matcher.hits(data):
-            m |= 1 << ci
+            if ci < self.rule_index or self.rule_index < 0:  # a rule literal is no class: the rules decide below
+                m |= 1 << ci
         if self.rule_matcher is not None and self.rule_matcher.hits(data):
             m |= 1 << self.rule_index
         return m
