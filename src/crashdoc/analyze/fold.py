@@ -28,6 +28,9 @@ HEADER = "Traceback (most recent call last)"
 MAX_RUN = 4000
 """Longest traceback (lines) kept as a template."""
 MAX_TEMPLATES = 512
+"""Header keys with templates."""
+PER_HEADER = 8
+"""Templates kept per header key (a worker's and the API server's tracebacks both start with a bare header)."""
 
 Key = tuple[str, str | None, str | None]
 
@@ -59,8 +62,6 @@ class _Template:
     lines: tuple[LogLine, ...]
     """The run's own lines (they keep the ids in `at` alive)."""
     closer: Key | None
-    hits: int = 0
-    misses: int = 0
 
 
 @dataclass
@@ -76,7 +77,8 @@ class _Recording:
 
 @dataclass
 class _Copy:
-    template: _Template
+    templates: list[_Template]
+    """The templates whose first lines the copy's lines are (their builder states are the same so far)."""
     lines: list[LogLine]
     attempt: int
 
@@ -91,7 +93,7 @@ class Folder:
         self.builder = builder
         self.emit = emit
         self.attempt_of = attempt_of
-        self.templates: dict[Key, _Template] = {}
+        self.templates: dict[Key, list[_Template]] = {}
         self.copies: dict[str, _Copy] = {}
         self.recordings: dict[str, _Recording] = {}
         self.stats = FoldStats()
@@ -104,26 +106,28 @@ class Folder:
         stream = line.stream
         cp = self.copies.get(stream)
         if cp is not None:
-            t, n = cp.template, len(cp.lines)
-            k = key(line)
-            if n < len(t.keys) and k == t.keys[n]:
+            n, k = len(cp.lines), key(line)
+            alive = [t for t in cp.templates if n < len(t.keys) and t.keys[n] == k]
+            if alive:
+                cp.templates = alive
                 cp.lines.append(line)
                 return True
             del self.copies[stream]
-            if n == len(t.keys) and k == t.closer and line.engine_prefixed and not is_frame_line(line.text):
-                self._finish(cp)  # closed by the line that closed its template: it closes this one the same way
+            done = next((t for t in cp.templates if n == len(t.keys) and k == t.closer), None)
+            if done is not None and line.engine_prefixed and not is_frame_line(line.text):
+                self._finish(cp, done)  # closed by the line that closed its template: it closes this one so too
             else:
                 self._replay(cp)
         elif not line.engine_prefixed and self.copies:
             last = self.builder.last_opened
             cp = self.copies.get(last) if last is not None else None
-            if cp is not None and cp.template.routes[len(cp.lines) - 1]:
+            if cp is not None and cp.templates[0].routes[len(cp.lines) - 1]:
                 del self.copies[last]  # type: ignore[arg-type]
                 self._replay(cp)  # the builder may route this line into it: let it see the real state
         if HEADER not in line.text:
             return False
         found = self.templates.get(key(line))
-        if found is None or self.builder.chain_waiting(stream):
+        if not found or self.builder.chain_waiting(stream):
             return False
         if not line.engine_prefixed:
             last = self.builder.last_opened
@@ -133,7 +137,7 @@ class Folder:
             self.closed(trace, line)
             self.emit(trace, None)
         self.builder.opened(stream)
-        self.copies[stream] = _Copy(found, [line], attempt)
+        self.copies[stream] = _Copy(list(found), [line], attempt)
         return True
 
     def flush(self) -> None:
@@ -141,28 +145,29 @@ class Folder:
         so that the builder closes it)."""
         copies, self.copies = self.copies, {}
         for cp in copies.values():
-            if len(cp.lines) == len(cp.template.keys):
-                self._finish(cp)
+            done = next((t for t in cp.templates if len(cp.lines) == len(t.keys)), None)
+            if done is not None:
+                self._finish(cp, done)
             else:
                 self._replay(cp)
 
-    def _finish(self, cp: _Copy) -> None:
-        t = cp.template
-        t.hits += 1
+    def _finish(self, cp: _Copy, t: _Template) -> None:
         self.stats.copies += 1
         self.stats.lines += len(cp.lines)
         self.emit(_remap(t, cp.lines), cp.attempt)
 
     def _replay(self, cp: _Copy) -> None:
-        t = cp.template
-        t.misses += 1
+        """The builder reads the copy's lines after all; they are recorded as a template of their own."""
         self.stats.replayed += 1
-        if t.misses > 2 * t.hits + 8:  # a template that rarely fits: let the next one be recorded instead
-            self.templates.pop(t.keys[0], None)
         for ln in cp.lines:
             self.attempt_of[ln.lineno] = cp.attempt
+        stream = cp.lines[0].stream
         for trace in self.builder.replay(cp.lines):
             self.emit(trace, None)
+        state = self.builder.open_state(stream)
+        if state is not None and stream not in self.recordings:
+            routes = bytearray(cp.templates[0].routes[: len(cp.lines)])
+            self.recordings[stream] = _Recording(stream, state, list(cp.lines), routes)
 
     # -- recording templates ----------------------------------------------------------------------------
 
@@ -195,6 +200,7 @@ class Folder:
         if HEADER in line.text and stream not in self.recordings and len(self.templates) < MAX_TEMPLATES:
             state = b.open_state(stream)
             if state is not None and state is not getattr(rec, "state", None) and key(line) not in self.templates:
+                # (a header with templates that was not a copy of one is recorded when it is replayed)
                 self.recordings[stream] = _Recording(stream, state, [line], bytearray([b.route_code(stream)]))
 
     def _keep(self, rec: _Recording) -> None:
@@ -207,10 +213,10 @@ class Folder:
             return  # a line the builder made or took from elsewhere: not a function of this stream's lines
         if any(text_before_header(ln) is not None for ln in rec.lines):
             return  # a message before the header is a line of its own to the analysis
-        k0 = key(rec.lines[0])
-        if k0 not in self.templates:
-            self.templates[k0] = _Template(tuple(key(ln) for ln in rec.lines), bytes(rec.routes), trace, at,
-                                           tuple(rec.lines), rec.closer)
+        keys = tuple(key(ln) for ln in rec.lines)
+        same = self.templates.setdefault(keys[0], [])
+        if len(same) < PER_HEADER and all(t.keys != keys for t in same):
+            same.append(_Template(keys, bytes(rec.routes), trace, at, tuple(rec.lines), rec.closer))
             self.stats.templates += 1
 
 
