@@ -13,6 +13,7 @@ from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, 
 from crashdoc.analyze.context import in_context
 from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
+from crashdoc.analyze.fold import Folder
 from crashdoc.analyze.rank import GROUP_LIMIT, MAX_FINDINGS, Group, Pending, attempt_key, best_attempt
 from crashdoc.analyze.values import LogValues, complete
 from crashdoc.model import Diagnosis, Skipped
@@ -59,7 +60,7 @@ class _Memo:
 class Analysis:
     """State of one pass over the evidence."""
 
-    def __init__(self, kb: object, scanner: Scanner) -> None:
+    def __init__(self, kb: object, scanner: Scanner, fold: bool = True) -> None:
         self.kb = _Memo(kb)
         self.scanner = scanner
         self.rule_bit = scanner.class_bit("rule")
@@ -85,6 +86,8 @@ class Analysis:
         self.values = LogValues()
         self.awaiting: list[tuple[Candidate, list[str]]] = []
         """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
+        self.folder = Folder(self.builder, self._trace, self.attempt_of) if fold else None
+        """Repeated tracebacks rebuilt from the first one (analyze/fold.py)."""
 
     def feed(self, line: LogLine, mask: int) -> None:
         self.now = line.lineno
@@ -92,12 +95,22 @@ class Analysis:
         if self.awaiting:
             self._context(line)
         att = self.tracker.feed(line)
+        folder = self.folder
         if att != self.attempt_now:
             self.attempt_now = att
-            for trace in self.builder.close():  # a traceback never spans a restart
+            self._close_all()  # a traceback never spans a restart
+        if folder is not None and folder.take(line, att):  # a line of a repeated traceback: it only counts
+            for trace in self.builder.incidents.feed(line, True):
                 self._trace(trace)
+            if "Traceback (most recent call last)" in line.text:
+                self.tracker.mark_error()
+            return
         for trace in self.builder.feed(line):
+            if folder is not None:
+                folder.closed(trace, line)
             self._trace(trace)
+        if folder is not None:
+            folder.observe(line)
         if line.lineno in self.builder.consumed:
             self.builder.consumed.clear()  # only the current line is ever asked about
             self.attempt_of[line.lineno] = att
@@ -123,12 +136,20 @@ class Analysis:
             if cand.role != "consequence" and cand.score >= SCORE_ERROR_LINE and line.level not in ("INFO", "WARNING"):
                 self.tracker.mark_error()  # a warning at import time is printed by every process: not a restart
 
-    def _trace(self, trace: Trace) -> None:
+    def _close_all(self) -> None:
+        if self.folder is not None:
+            self.folder.flush()
+        for trace in self.builder.close():
+            if self.folder is not None:
+                self.folder.closed(trace, None)
+            self._trace(trace)
+
+    def _trace(self, trace: Trace, attempt: int | None = None) -> None:
         for i, stack in enumerate(trace.stacks):
             anchor = stack.lines[0] if stack.lines else (stack.header or (stack.frames[-1].line if stack.frames else None))
             if anchor is None:
                 continue
-            att = self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
+            att = attempt or self.attempt_of.get(anchor.lineno, self.tracker.current.index if self.tracker.attempts else 1)
             title = self._frames_phase(stack)
             self._add(from_stack(self.kb, trace, stack, i, att, title or self.phase.get(trace.stream)))
 
@@ -206,8 +227,7 @@ class Analysis:
         self.awaiting = still
 
     def finish(self) -> None:
-        for trace in self.builder.close():
-            self._trace(trace)
+        self._close_all()
         for cand, ctx in self.awaiting:
             self._add(complete_fix(cand, ctx))
         self.awaiting = []

@@ -44,6 +44,8 @@ _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
 _QUOTE = Regex(r"> ?")
 _NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t)")
 _NUMBER_B = Regex(_NUMBER.pattern.encode())
+_NUMBER_START = b" 0123456789"
+"""What a numbered line can start with (`_NUMBER`): other lines skip the regex."""
 _ESCAPES = {'\\"': '"', "\\'": "'", "\\t": "\t", "\\\\": "\\"}
 _ESCAPE = Regex(r'\\["\'t\\]')
 
@@ -176,6 +178,10 @@ class Repairer(Generic[P]):
 
     def feed(self, line: P) -> Iterator[P]:
         """One line; yields the lines it completes."""
+        yield from self.push(line)
+
+    def push(self, line: P) -> list[P]:
+        """One line; the lines it completes (no generator: this runs once per hot line)."""
         data = line.data
         n = len(data) if data.isascii() else len(_text(data))  # columns, as a terminal counts them
         widths, window = self.widths, self.window
@@ -185,8 +191,7 @@ class Repairer(Generic[P]):
             widths[window.popleft()] -= 1
         buf = self.buf
         buf.append(_Held(line, n, line.lineno))
-        if len(buf) > self.LOOKAHEAD:
-            yield from self._emit()
+        return self._emit() if len(buf) > self.LOOKAHEAD else []
 
     def flush(self) -> Iterator[P]:
         """The end of the input: the lines still held."""
@@ -226,7 +231,9 @@ class Repairer(Generic[P]):
 
     def _out(self, held: P, nxt: bytes | None) -> list[P]:
         data = held.data
-        marked = data[:1] == b">" or data[:2] in (b"* ", b"- ") or _NUMBER_B.match(data) is not None
+        first = data[:1]
+        marked = first == b">" or data[:2] in (b"* ", b"- ") or (
+            first in _NUMBER_START and _NUMBER_B.match(data) is not None)
         raw = self._unmark(_text(data), _text(nxt) if nxt is not None else None) if marked else None
         if not marked:
             self.quoted, self.bullet, self.number = False, False, None
@@ -268,6 +275,9 @@ class Repairer(Generic[P]):
 def repair(lines: Iterable[P]) -> Iterator[P]:
     """The repaired stream of `lines`."""
     r: Repairer[P] = Repairer()
+    push = r.push
     for line in lines:
-        yield from r.feed(line)
+        out = push(line)
+        if out:
+            yield from out
     yield from r.flush()

@@ -19,7 +19,7 @@ from crashdoc.parse.richbox import RichBox, opens
 from crashdoc.parse.stacks import Frame, Stack, Trace, starts_new_error, text_before_header
 from crashdoc.regex import Regex
 
-__all__ = ["Frame", "Stack", "Trace", "TracebackBuilder", "text_before_header"]
+__all__ = ["Frame", "Stack", "Trace", "TracebackBuilder", "is_frame_line", "text_before_header"]
 
 _FRAME = Regex(r'\s*(?:> )?File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 """A frame line; loguru marks the frame that caught the exception with `> ` instead of the indentation."""
@@ -200,6 +200,48 @@ class TracebackBuilder:
         if cur.stacks:
             yield Trace(cur.stream, tuple(cur.stacks), cur.intro)
 
+    # -- for the fold of repeated tracebacks (analyze/fold.py): the per-stream state, seen from outside --
+
+    @property
+    def last_opened(self) -> str | None:
+        """The stream whose traceback opened last (lines of no engine prefix may be routed to it)."""
+        return self._last_opened
+
+    def opened(self, stream: str) -> None:
+        """A traceback opened on `stream` outside the builder (a folded copy): it is the last opened."""
+        self._last_opened = stream
+
+    def open_state(self, stream: str) -> object | None:
+        """The traceback open on `stream` (an opaque object, compared by identity), or None."""
+        return self._open.get(stream)
+
+    def route_code(self, stream: str) -> int:
+        """What a line of no engine prefix would find on `stream`: 2 frames read (any such line joins), 1 waiting
+        for frames (a frame line joins), 0 nothing it could join."""
+        cur = self._open.get(stream)
+        if cur is None or cur.state != "frames":
+            return 0
+        return 2 if cur.frames else 1
+
+    def chain_waiting(self, stream: str) -> bool:
+        """A traceback on `stream` waits for the next link of its chain (a header continues it)."""
+        cur = self._open.get(stream)
+        return cur is not None and cur.state == "between" and cur.link is not None
+
+    def close_stream(self, stream: str) -> Iterator[Trace]:
+        """Close the traceback open on `stream`, as its next header would."""
+        yield from self._close_key(stream)
+
+    def replay(self, lines: list[LogLine]) -> list[Trace]:
+        """Feed one stream's lines that were held back (a folded copy that turned out to differ), as they were
+        fed at their time: the first one opened a traceback of its own stream, and the lines that arrived since
+        from other streams did not change this stream's state."""
+        last, self._last_opened = self._last_opened, None
+        out = [t for ln in lines for t in self._feed(ln)]
+        self._last_opened = last if last is not None else self._last_opened
+        self.consumed.difference_update(ln.lineno for ln in lines)
+        return out
+
     def has_open(self) -> bool:
         """True while some stream is inside a traceback or an incident."""
         return bool(self._open) or self.incidents.open is not None
@@ -216,6 +258,11 @@ class TracebackBuilder:
         for key in list(self._open):
             yield from self._close_key(key)
         yield from self.incidents.close()
+
+
+def is_frame_line(text: str) -> bool:
+    """A traceback frame line (`  File "x.py", line 3, in f`)."""
+    return _FRAME.match(text) is not None
 
 
 def _strip_group(text: str) -> str:
