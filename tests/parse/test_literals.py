@@ -123,5 +123,25 @@ def test_markers_do_not_fire_on_failure_words_inside_prose() -> None:
     for failure in (b"Killed\n", b"/bin/sh: line 1: 4242 Killed python -m vllm\n", b"PermissionError: denied\n",
                     b"open /dev/nvidia0: Permission denied\n", b"Failed to initialize NVML: Driver/library version mismatch\n",
                     b"Aborted (core dumped)\n", b"worker was killed by signal 9\n", b"error: unrecognized arguments: --foo\n",
-                    b"Nov 24 00:00:03 host systemd[1]: Starting vllm.service - vLLM...\n"):
+                    b"Nov 24 00:00:03 host systemd[1]: Starting vllm.service - vLLM...\n",
+                    b'{"log":"Killed\\n","stream":"stderr","time":"2025-11-24T06:00:00Z"}\n',
+                    b'{"MESSAGE":"Killed","_PID":"42"}\n', b'{"MESSAGE":"Aborted","_PID":"42"}\n',
+                    b"failed to start the engine process\n", b"Error loading model: /models/x not found\n"):
         assert sc.matcher.hits(failure), failure
+
+
+def test_a_warning_found_only_by_a_common_word_alternative_is_still_hot() -> None:
+    """A rule alternative whose literals are common words (`requires`) is scanned as itself, not dropped: a
+    WARNING line saying what a kernel requires is no marker's, and it explains the crash that follows."""
+    from crashdoc.analyze.feed import make_scanner
+
+    kb = KnowledgeBase.load()
+    sc = make_scanner(kb)
+    log = (b"(APIServer pid=1) INFO 11-24 06:00:00 [api_server.py:1] vLLM API server version 0.11.0\n"
+           b"(EngineCore_DP0 pid=2) WARNING 11-24 06:07:40 [cuda.py:1] FlashAttention-3 requires SM 90 or higher; "
+           b"falling back\n"
+           b"Nov 24 06:07:41 h systemd[1]: vllm.service: Main process exited, code=exited, status=1/FAILURE\n")
+    import io
+
+    hot = [h for h in sc.lines(io.BytesIO(log)) if h.mask & sc.class_bit("rule")]
+    assert any(b"requires SM 90" in h.data for h in hot)

@@ -48,7 +48,7 @@ def plan_key(patterns: Sequence[str]) -> str:
     return _plan_key(tuple(patterns))
 
 
-LITERALS_VERSION = 8
+LITERALS_VERSION = 9
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
@@ -58,12 +58,10 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], b
     for p in patterns:
         for branch in alternatives(p):
             lits = necessary_literals(branch)
-            if lits is not None and lits.weak:
-                # NOTE: an alternative whose literals include a bare common word (`with`, `needs`, `please`) is not
-                # searched for on every line (it would find most lines of a request log, or cost more than all the
-                # markers as a regex): it classifies the lines the markers and the other rules make hot
-                continue
-            if lits is None:
+            if lits is None or lits.weak:
+                # NOTE: an alternative whose literals include a bare common word (`with`, `needs`, `please`) is
+                # searched for as itself: its literals would find most lines of a request log (each then checked
+                # in Python), the regex few (a WARNING line saying what a kernel requires is one to keep)
                 out.setdefault(branch, []).append(p)  # NOTE: found by the branch itself, confirmed by the pattern
                 whole.add(branch)
                 continue

@@ -87,7 +87,8 @@ COMMON = frozenset(["error", "errors", "failed", "failure", "fail", "failing", "
 
 def _common(s: str) -> bool:
     words = s.lower().replace("'", " ").split()
-    return all(w.strip(":;,.\"`()[]{}-_=") in COMMON for w in words)
+    # NOTE: a word joined to an identifier's `_`, `.`, `(` or `=` (`enable_`, `.size(`) is code, not prose
+    return all(not any(c in w for c in "_.(=") and w.strip(":;,\"`)[]{}-") in COMMON for w in words)
 
 
 def _score(s: frozenset[str] | None) -> tuple[bool, bool, int, int]:
@@ -199,7 +200,9 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
     return _NONE  # ANY, NOT_LITERAL, CATEGORY, GROUPREF ...
 
 
-_GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
+_GLOBAL_FLAGS = re.compile(r"(?:\(\?[aiLmsux]+\))+")
+_NUMBERED = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+"""A back-reference or conditional: group numbers that a split would change."""
 
 
 def alternatives(pattern: str) -> list[str]:
@@ -207,6 +210,8 @@ def alternatives(pattern: str) -> list[str]:
     every match of one is a match of `pattern`, and each may have a literal set where their union has none good
     (one branch made of common words spoils the set of all). Leading global flags are carried to each; a pattern
     that does not split cleanly is returned whole."""
+    if _NUMBERED.search(pattern):
+        return [pattern]
     m = _GLOBAL_FLAGS.match(pattern)
     flags, body = (m.group(), pattern[m.end():]) if m else ("", pattern)
     out = [flags + b for b in _split(body)]

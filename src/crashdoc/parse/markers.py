@@ -96,13 +96,13 @@ WORDS = MarkerClass(
 SIGNAL = MarkerClass(
     "signal",
     (
-        r"\bKilled\s",
+        r'\bKilled(?:\s|\\[nr]|"|$)',  # also at the end of a JSON record's text
         r"\b(?:was|were|been|got|being) killed\b|\bkilled (?:by|with|due to)\b|\b[Oo]om[-_ ]?[Kk]ill",
         r"Segmentation fault",
         r"core dumped",
         r"\b[Ss]ignal(?: \d| SIG|: | [A-Z]{3,})|\bby signal\b|[Ss]ignal (?:received|caught|handler)|[Rr]eceived signal",
         r"SIG[A-Z]{2,4}\b",
-        r"\bAborted(?: \(core|\s*\n|\\n)",
+        r'\bAborted(?: \(core|[ \t\r]*$|\\[nr]|")',
         r"Out of memory",
         r"out of memory",
         r"\b[Oo]om[-_]",

@@ -56,6 +56,7 @@ class Matcher:
             key = (tuple(exprs[:named]), extra_key) if extra_key else tuple(exprs)
             self.hs_db = _compiled(tuple(exprs), stats, frozenset(prefilter), key)
             self.scratch = _hs.Scratch(self.hs_db)
+            self._proto = _hs.Scratch(self.hs_db)  # NOTE: never scanned with: safe to clone while others scan
             stats.engine = "hyperscan"
         else:
             self.py = [(re.compile(p.encode(), re.MULTILINE), ci) for p, ci in exprs]
@@ -63,7 +64,7 @@ class Matcher:
 
     def new_scratch(self) -> object:
         """A scratch space for scanning on another thread (one scratch per thread)."""
-        return self.scratch.clone() if self.hs_db is not None else None  # NOTE: a copy, cheaper than allocating
+        return self._proto.clone() if self.hs_db is not None else None  # NOTE: a copy, cheaper than allocating
 
     def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
         """(offset inside the matching line, class index) for every match in block."""
@@ -76,7 +77,7 @@ class Matcher:
             self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
         else:
             for rx, ci in self.py:
-                found.extend((m.start(), ci) for m in rx.finditer(block))
+                found.extend((max(m.end() - 1, 0), ci) for m in rx.finditer(block))  # as hyperscan: the last byte
         found.sort()
         return found
 
