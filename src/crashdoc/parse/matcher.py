@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +81,21 @@ class Matcher:
                 found.extend((max(m.end() - 1, 0), ci) for m in rx.finditer(block))  # as hyperscan: the last byte
         found.sort()
         return found
+
+    def packed_hits(self, block: bytes | memoryview, base: int, scratch: object = None) -> array[int]:
+        """The hits of `hits`, each packed as (base + offset) << 16 | class index, in order: 8 bytes a hit (a dense
+        block has millions; a tuple each would hold hundreds of MB while blocks wait)."""
+        if self.hs_db is None:
+            return array("q", sorted((base + pos) << 16 | ci for pos, ci in self.hits(block)))
+        found: list[int] = []
+        add = found.append
+
+        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            add((base + (end - 1 if end else 0)) << 16 | ident)
+
+        self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
+        found.sort()
+        return array("q", found)
 
 
 def hyperscan_available() -> bool:

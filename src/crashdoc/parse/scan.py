@@ -129,8 +129,7 @@ class Scanner:
                 scratch = self.matcher.new_scratch()
             try:
                 with memoryview(data)[lo:hi] as view:
-                    # NOTE: packed 8 bytes a hit (offset << 16 | class): a dense block has hundreds of thousands
-                    return array("q", [(pos + lo) << 16 | ci for pos, ci in self.matcher.hits(view, scratch)])
+                    return self.matcher.packed_hits(view, lo, scratch)
             finally:
                 scratches.put(scratch)
 
