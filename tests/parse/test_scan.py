@@ -98,3 +98,11 @@ def test_dense_log_selection_and_masks_do_not_depend_on_the_block_size(block: in
     assert all(lines[n - 1] == d for n, _, d in whole)
     assert sum(1 for _, m, _ in whole if m) > 40 * 17  # every traceback line and systemd record is hot
     assert select(block_size=block) == whole
+
+
+def test_before_context_across_a_block_edge_keeps_an_empty_line() -> None:
+    """An empty line at the start of a block is still before-context of a hit in the next block."""
+    data = b"INFO aaaa\n" * 3 + b"\n" + b"RuntimeError: boom\n"
+    got = _select(data, block_size=1)
+    assert got == _select(data)
+    assert (4, b"") in got

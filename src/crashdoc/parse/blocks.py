@@ -111,7 +111,7 @@ def tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLin
     """The last `n` lines of block[lo:hi] (newline-terminated), with their line numbers."""
     out: list[HotLine] = []
     end = hi - 1
-    while len(out) < n and end > lo:
+    while len(out) < n and end >= lo:  # (end == lo: an empty first line, block[lo] its newline)
         start = max(block.rfind(b"\n", lo, end) + 1, lo)
         out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
         end = start - 1
