@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from crashdoc.regex import Regex
+
 try:  # NOTE: the parser behind `re`; renamed in Python 3.11 (the old name warns)
     from re import _constants as _c  # type: ignore[attr-defined]
     from re import _parser as _p  # type: ignore[attr-defined]
@@ -200,8 +202,8 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
     return _NONE  # ANY, NOT_LITERAL, CATEGORY, GROUPREF ...
 
 
-_GLOBAL_FLAGS = re.compile(r"(?:\(\?[aiLmsux]+\))+")
-_NUMBERED = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+_GLOBAL_FLAGS = Regex(r"(?:\(\?[aiLmsux]+\))+")
+_NUMBERED = Regex(r"\\[1-9]|\(\?P=|\(\?\(")
 """A back-reference or conditional: group numbers that a split would change."""
 
 

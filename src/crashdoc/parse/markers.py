@@ -24,6 +24,7 @@ from functools import cache
 
 from crashdoc.parse.errors import QUIET_LEVELS
 from crashdoc.parse.formats import scan_patterns
+from crashdoc.regex import Regex
 
 QUIET = QUIET_LEVELS
 """Level fields of lines that are not error lines by themselves (parse/errors.py)."""
@@ -156,8 +157,8 @@ terminate, CUDA status strings, ggml asserts ... with the follow-on lines that c
 
 CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, WORDS, SIGNAL, BOUNDARY, FORMAT)
 
-_MESSAGE_KEY = re.compile(rb'"(?:MESSAGE|log|msg|message)" ?: ?"')
-_LEVEL = re.compile(
+_MESSAGE_KEY = Regex(rb'"(?:MESSAGE|log|msg|message)" ?: ?"')
+_LEVEL = Regex(
     rb"(?:^|[\s\[(|])(INFO|DEBUG|TRACE|NOTICE|VERBOSE|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[\s:\]|,]|$)"
     rb"|(?i:\blevel\\?\"?[=:] ?\\?\"?(info|debug|trace|warn|warning|error|fatal|critical))\b"
     rb"|^[\s\"]*([IWEF])\d{4} \d\d:\d\d:\d\d"
@@ -192,7 +193,7 @@ def line_level(line: bytes) -> tuple[str | None, int]:
 
 HEAD = 512
 """Bytes of a line's head (of its message, for a JSON record) where a banner or phase line states itself."""
-_SYSTEMD = re.compile(rb'systemd\[\d+\]: |\.service: |"SYSLOG_IDENTIFIER" ?: ?"systemd"|"MESSAGE_ID" ?: ?"')
+_SYSTEMD = Regex(rb'systemd\[\d+\]: |\.service: |"SYSLOG_IDENTIFIER" ?: ?"systemd"|"MESSAGE_ID" ?: ?"')
 
 
 @cache
@@ -240,7 +241,7 @@ def strict_boundary(line: bytes) -> bool:
     return _SYSTEMD.search(head) is not None or _boundary_head(head)
 
 
-_QUOTED = re.compile(rb"""(?::|=) ?\\?['"]""")
+_QUOTED = Regex(rb"""(?::|=) ?\\?['"]""")
 
 
 def passes(cls: MarkerClass, line: bytes, pos: int, level: tuple[str | None, int]) -> bool:
