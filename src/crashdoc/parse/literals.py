@@ -15,6 +15,7 @@ its literal set. Under `(?i)` the strings are lower case and searched caselessly
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,28 +226,29 @@ def alternatives(pattern: str) -> list[str]:
     return out
 
 
-def _split(body: str, depth: int = 0) -> list[str]:
-    parts: list[str] = []
-    level, start, i, n = 0, 0, 0, len(body)
+def _structure(body: str) -> Iterator[tuple[int, str, int]]:
+    """(offset, character, group depth after it) of each `(`, `)` and `|` of `body` that is syntax: escapes and
+    character classes (where `]` first or escaped does not close the class) are stepped over."""
+    level, i, n = 0, 0, len(body)
     while i < n:
         c = body[i]
         if c == "\\":
             i += 2
             continue
-        if c == "[":  # a class: `]` first or escaped does not close it
+        if c == "[":
             i += 2 if body[i + 1 : i + 2] == "^" else 1
             i += 1 if body[i : i + 1] == "]" else 0
             while i < n and body[i] != "]":
                 i += 2 if body[i] == "\\" else 1
-        elif c == "(":
-            level += 1
-        elif c == ")":
-            level -= 1
-        elif c == "|" and level == 0:
-            parts.append(body[start:i])
-            start = i + 1
+        elif c in "()|":
+            level += {"(": 1, ")": -1, "|": 0}[c]
+            yield i, c, level
         i += 1
-    parts.append(body[start:])
+
+
+def _split(body: str, depth: int = 0) -> list[str]:
+    cuts = [i for i, c, level in _structure(body) if c == "|" and level == 0]
+    parts = [body[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(body)])]
     out: list[str] = []
     for part in parts:
         inner = _group_body(part)
@@ -259,22 +261,5 @@ def _group_body(part: str) -> str | None:
     head = 3 if part.startswith("(?:") else 1 if part.startswith("(") and not part.startswith("(?") else 0
     if not head or not part.endswith(")"):
         return None
-    level, i = 0, 0
-    while i < len(part):
-        c = part[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i += 2 if part[i + 1 : i + 2] == "^" else 1
-            i += 1 if part[i : i + 1] == "]" else 0
-            while i < len(part) and part[i] != "]":
-                i += 2 if part[i] == "\\" else 1
-        elif c == "(":
-            level += 1
-        elif c == ")":
-            level -= 1
-            if level == 0:
-                return part[head:-1] if i == len(part) - 1 else None
-        i += 1
-    return None
+    closed = next((i for i, c, level in _structure(part) if c == ")" and level == 0), None)
+    return part[head:-1] if closed == len(part) - 1 else None

@@ -68,32 +68,23 @@ class Matcher:
         return self._proto.clone() if self.hs_db is not None else None  # NOTE: a copy, cheaper than allocating
 
     def hits(self, block: bytes | memoryview, scratch: object = None) -> list[tuple[int, int]]:
-        """(offset inside the matching line, class index) for every match in block."""
-        found: list[tuple[int, int]] = []
+        """(offset inside the matching line, class index) for every match in block, in order."""
+        return [(h >> 16, h & 0xFFFF) for h in self.packed_hits(block, 0, scratch)]
+
+    def packed_hits(self, block: bytes | memoryview, base: int, scratch: object = None) -> array[int]:
+        """Every match in block as (base + offset of its last byte) << 16 | class index, in order: 8 bytes a hit (a
+        dense block has millions; a tuple each would hold hundreds of MB while blocks wait)."""
+        found: list[int] = []
         if self.hs_db is not None:
+            add = found.append
 
             def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-                found.append((end - 1 if end else 0, ident))
+                add((base + (end - 1 if end else 0)) << 16 | ident)
 
             self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
         else:
-            for rx, ci in self.py:
-                found.extend((max(m.end() - 1, 0), ci) for m in rx.finditer(block))  # as hyperscan: the last byte
-        found.sort()
-        return found
-
-    def packed_hits(self, block: bytes | memoryview, base: int, scratch: object = None) -> array[int]:
-        """The hits of `hits`, each packed as (base + offset) << 16 | class index, in order: 8 bytes a hit (a dense
-        block has millions; a tuple each would hold hundreds of MB while blocks wait)."""
-        if self.hs_db is None:
-            return array("q", sorted((base + pos) << 16 | ci for pos, ci in self.hits(block)))
-        found: list[int] = []
-        add = found.append
-
-        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            add((base + (end - 1 if end else 0)) << 16 | ident)
-
-        self.hs_db.scan(block, match_event_handler=on_match, scratch=scratch or self.scratch)
+            for rx, ci in self.py:  # as hyperscan: a match's last byte
+                found.extend((base + max(m.end() - 1, 0)) << 16 | ci for m in rx.finditer(block))
         found.sort()
         return array("q", found)
 
