@@ -9,7 +9,9 @@ import pytest
 
 from crashdoc.kb import KnowledgeBase
 from crashdoc.kb.scan import to_scan_pattern
-from crashdoc.parse.literals import MIN_LEN, alternatives, necessary_literals
+from crashdoc.parse.literal_plan import prefilter_patterns
+from crashdoc.parse.literals import MIN_LEN, necessary_literals
+from crashdoc.parse.regex_parts import alternatives, bars, runs
 from crashdoc.parse.scan import Scanner
 
 
@@ -45,8 +47,54 @@ def test_patterns_without_a_usable_literal_have_none() -> None:
 
 
 def test_common_words_are_a_last_resort() -> None:
+    """A set of common words alone is never chosen; joined to the rare strings that follow them it may be."""
     lits = necessary_literals(r"\b(?:[Pp]lease|[Tt]ry) (?:set|use) (VLLM_\w+|SGLANG_\w+)")
-    assert lits is not None and lits.strings == frozenset({"VLLM_", "SGLANG_"})
+    assert lits is not None and not lits.weak
+    assert all(s.endswith(("VLLM_", "SGLANG_")) for s in lits.strings)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "joined"),
+    [
+        # a run reaches into the group that ends it, through optional words
+        (r"\b(?:requires?|needs) (?:an? |the )?(SM ?_?\d{2,3}\b|(?:Ampere|Hopper)\b)", "kernel needs an SM 90", "needs an SM"),
+        (r"\b(?:requires?|needs) (?:an? |the )?(SM ?_?\d{2,3}\b|(?:Ampere|Hopper)\b)", "FA3 requires Hopper GPUs", "requires Hopper"),
+        # the strings every match of a repeated part ends with start the next run
+        (r"(?:ab|cd)+\.(?:efgh|ijkl)\d", "x cdab.ijkl7", "ab.ijkl"),
+        # an exact part too large to join whole is still joined as a candidate
+        (r"\b(?:[Pp]lease|[Yy]ou must) (?:set|use|pass|add|remove|enable|disable|lower|raise)\b \S+", "You must lower it", "You must lower "),
+    ],
+)
+def test_runs_join_the_first_strings_of_the_part_that_ends_them(pattern: str, text: str, joined: str) -> None:
+    m = re.search(pattern, text)
+    assert m is not None
+    lits = necessary_literals(pattern)
+    assert lits is not None and not lits.weak and joined in lits.strings
+    assert _holds(lits, m.group(0))
+
+
+def test_runs_are_cut_at_top_level_gaps_only() -> None:
+    assert runs(r"\bwith\b[^\n]{0,60}?[\s(]([a-z][\w.]*)(?:>=|==)\d") == [r"\bwith\b", r"[\s(]([a-z][\w.]*)(?:>=|==)\d"]
+    assert runs(r"(?i)foo.*bar\S+baz") == ["(?i)foo", "(?i)bar", "(?i)baz"]
+    assert runs(r"a(?:b.*c)d") == [r"a(?:b.*c)d"]  # the gap is inside a group
+    assert runs(r"ab[^\n]{0,8}cd") == [r"ab[^\n]{0,8}cd"]  # a short bounded gap is part of the run
+    assert runs(r"a|b.*c") == [r"a|b.*c"]  # not one alternative
+    assert runs(r"(a).*\1") == [r"(a).*\1"]  # a back-reference keeps it whole
+    assert bars(r"a|(b|c)|[|]d") == ["a", "(b|c)", "[|]d"]
+
+
+def test_a_common_word_alternative_is_found_by_its_rare_run() -> None:
+    """`with ... pkg>=1.2`: the common word's run would find most lines; the run after the gap stands in, and a
+    line with a version requirement is still found while one with only `with` is not."""
+    pattern = r"\b(?:[Rr]equires?|with|both)\b[^\n`]{0,60}?[\s(]([a-z][\w.\-]*)(?:>=|==)(\d+\.\d[\w.]*)"
+    plan = prefilter_patterns((pattern,))
+    assert [(lit, whole) for lit, _, whole in plan] == [(r"[\s(]([a-z][\w.\-]*)(?:>=|==)(\d+\.\d[\w.]*)", True)]
+    sc = Scanner(extra_patterns=(pattern,))
+    rule = sc.class_bit("rule")
+    import io
+
+    log = b"INFO chat with the model\nWARNING built with torch>=2.9 only\nINFO both ways\n"
+    assert [h.lineno for h in sc.lines(io.BytesIO(log)) if h.mask & rule] == [2]
 
 
 def test_rule_examples_hold_their_rules_literals() -> None:

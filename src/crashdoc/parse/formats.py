@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from crashdoc.datafile import load_yaml, package_file
+from crashdoc.parse.regex_parts import bars
 from crashdoc.regex import Regex
 
 LEVELS = frozenset({"TRACE", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
@@ -99,39 +100,13 @@ def _headers() -> tuple[Format, ...]:
     return tuple(f for f in load_formats() if f.where == "header")
 
 
-def branches(pattern: str) -> list[str]:
-    """The top-level alternatives of a regex (`a|(b|c)|d` -> `a`, `(b|c)`, `d`)."""
-    out, cur, depth, in_class, i = [], [], 0, False, 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            cur.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]"
-        elif c == "[":
-            in_class = True
-        elif c in "()":
-            depth += 1 if c == "(" else -1
-        elif c == "|" and depth == 0:
-            out.append("".join(cur))
-            cur = []
-            i += 1
-            continue
-        cur.append(c)
-        i += 1
-    out.append("".join(cur))
-    return out
-
-
 @lru_cache(maxsize=1)
 def _lines() -> tuple[tuple[Format, ...], Regex[str], Regex[str]]:
     """The line rows, and a prefilter: their `^` branches as one anchored union, the others as one union
     without their leading `\\b` (a superset: it only broadens). Most lines match neither, and then no row is
     tried; a union whose branches start with `\\b` is several times slower (no first-character skip)."""
     rows = tuple(f for f in load_formats() if f.where == "line")
-    every = [b for f in rows for b in branches(f.pattern.pattern)]
+    every = [b for f in rows for b in bars(f.pattern.pattern)]
     anchored = [b[1:] for b in every if b.startswith("^")]
     floating = [b[2:] if b.startswith("\\b") else b for b in every if not b.startswith("^")]
     return (rows, Regex("|".join(f"(?:{b})" for b in anchored)), Regex("|".join(f"(?:{b})" for b in floating)))

@@ -10,7 +10,8 @@ import marshal
 from collections.abc import Sequence
 
 from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
-from crashdoc.parse.literals import alternatives, necessary_literals
+from crashdoc.parse.literals import Literals, necessary_literals
+from crashdoc.parse.regex_parts import alternatives, runs
 
 
 def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
@@ -48,7 +49,7 @@ def plan_key(patterns: Sequence[str]) -> str:
     return _plan_key(tuple(patterns))
 
 
-LITERALS_VERSION = 9
+LITERALS_VERSION = 12
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
@@ -57,17 +58,37 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], b
     whole: set[str] = set()
     for p in patterns:
         for branch in alternatives(p):
-            lits = necessary_literals(branch)
-            if lits is None or lits.weak:
-                # NOTE: an alternative whose literals include a bare common word (`with`, `needs`, `please`) is
-                # searched for as itself: its literals would find most lines of a request log (each then checked
-                # in Python), the regex few (a WARNING line saying what a kernel requires is one to keep)
-                out.setdefault(branch, []).append(p)  # NOTE: found by the branch itself, confirmed by the pattern
-                whole.add(branch)
+            lits, part = _stand_in(branch)
+            if lits is None:
+                out.setdefault(part, []).append(p)  # NOTE: found by the part itself, confirmed by the pattern
+                whole.add(part)
                 continue
             for s in sorted(lits.strings):
                 out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
     return [(k, sorted(set(v)), k in whole) for k, v in out.items()]
+
+
+def _stand_in(branch: str) -> tuple[Literals | None, str]:
+    r"""What the block pass searches for one alternative: its necessary literals, else those of one of its runs
+    between gaps (parse/regex_parts.py), else that run itself (a short regex whose rarest strings are shorter
+    than MIN_LEN: `(?:>=|==) ?\d+\.\d`), else the alternative itself.
+
+    NOTE: an alternative whose literals include a bare common word (`with`, `needs`, `please`) is no literal
+    set: it would find most lines of a request log (each then checked in Python); searched as a whole regex,
+    its gaps (`with\b[^\n]{0,60}?`) cost the pass as much as every other pattern together. Its runs, where one
+    has rare strings, find the same lines at a literal's cost (a WARNING line saying what a kernel requires is
+    one to keep)."""
+    lits = necessary_literals(branch)
+    if lits is not None and not lits.weak:
+        return lits, branch
+    parts = runs(branch)
+    found = [(lt, r) for r in parts if (lt := necessary_literals(r)) is not None and not lt.weak]
+    if found:
+        return max(found, key=lambda f: f[0].shortest)
+    short = [(lt, r) for r in parts if (lt := necessary_literals(r, 2)) is not None and not lt.weak]
+    if len(parts) > 1 and short:
+        return None, max(short, key=lambda f: f[0].shortest)[1]
+    return None, branch
 
 
 def _hs_literal(s: str) -> str:

@@ -8,18 +8,17 @@ say "maybe" where the regex does not match, never "no" where it does.
 The analysis walks Python's parse of the pattern (the rules' scanner patterns are Python-compatible,
 kb/scan.py): a run of literals and small character classes is a set of exact strings; an alternation unites
 its branches; a repetition of at least one keeps its body's literals; anything else (`.`, `\\w`, a negated or
-large class, an optional part) ends a run. Of all the runs of a pattern the best one (longest shortest string) is
-its literal set. Under `(?i)` the strings are lower case and searched caselessly.
+large class, an optional part) ends a run. A run also reaches into the part that ends it when every match of that
+part starts with one of a few strings (`needs (?:a )?(?:SM ?\\d|Hopper)` holds `needs SM`, `needs a Hopper` ...), and
+the next run starts from the strings every match of it ends with. Of all the runs of a pattern the best one
+(longest shortest string) is its literal set. Under `(?i)` the strings are lower case and searched caselessly.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-
-from crashdoc.regex import Regex
 
 try:  # NOTE: the parser behind `re`; renamed in Python 3.11 (the old name warns)
     from re import _constants as _c  # type: ignore[attr-defined]
@@ -30,6 +29,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 CAP = 64
 """Most exact strings one run may stand for (a cross product of small classes grows fast)."""
+REACH_CAP = 256
+"""Most strings of a run joined to the first strings of the part that ends it (each is longer and rarer)."""
 MAX_CLASS = 6
 """Largest character class taken as a set of one-character strings."""
 MIN_LEN = 4
@@ -60,14 +61,27 @@ class _Info:
     """Every string the part matches, when there are few (the empty string included when it may be empty)."""
     req: frozenset[str] | None
     """Strings one of which every match of the part contains (None: nothing known)."""
+    pre: frozenset[str] = frozenset({""})
+    """Strings one of which every match starts with (when not exact; `{""}`: nothing known)."""
+    suf: frozenset[str] = frozenset({""})
+    """Strings one of which every match ends with (when not exact; `{""}`: nothing known)."""
+
+    @property
+    def first(self) -> frozenset[str]:
+        return self.exact if self.exact is not None else self.pre
+
+    @property
+    def last(self) -> frozenset[str]:
+        return self.exact if self.exact is not None else self.suf
 
 
+_NOTHING = frozenset({""})
 _NONE = _Info(None, None)
 _EMPTY = _Info(frozenset({""}), None)
 
 
-def necessary_literals(pattern: str) -> Literals | None:
-    """The best literal set of `pattern`, or None when it has none (or none of MIN_LEN characters or more)."""
+def necessary_literals(pattern: str, min_len: int = MIN_LEN) -> Literals | None:
+    """The best literal set of `pattern`, or None when it has none (or none of `min_len` characters or more)."""
     try:
         parsed = _p.parse(pattern)
     except Exception:  # NOTE: not a Python pattern: no literals known, the pattern is scanned whole
@@ -79,7 +93,7 @@ def necessary_literals(pattern: str) -> Literals | None:
     if not best or "" in best:
         return None
     lits = Literals(frozenset(best), any(found))
-    if lits.shortest < MIN_LEN:
+    if lits.shortest < min_len:
         return None
     return lits
 
@@ -106,39 +120,49 @@ def _best(cands: list[frozenset[str]]) -> frozenset[str] | None:
     return max(good, key=_score) if good else None
 
 
-def _cross(a: frozenset[str], b: frozenset[str]) -> frozenset[str] | None:
-    if len(a) * len(b) > CAP:
+def _cross(a: frozenset[str], b: frozenset[str], cap: int = CAP) -> frozenset[str] | None:
+    if len(a) * len(b) > cap:
         return None
     return frozenset(x + y for x in a for y in b)
 
 
 def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool]) -> _Info:
-    cur: frozenset[str] = frozenset({""})
+    cur: frozenset[str] = _NOTHING  # every text the run so far matched ends with one of these
+    pre: frozenset[str] | None = _NOTHING  # every match of the sequence starts with one of these (None: settled)
+    start = _NOTHING
     cands: list[frozenset[str]] = []
     broken = False
     for op, av in items:
         info = _item(op, av, icase, found)
+        if pre is not None:
+            grown = _cross(pre, info.first)
+            start = grown if grown is not None else pre
+            pre = grown if grown is not None and info.exact is not None else None
         if info.exact is not None:
             joined = _cross(cur, info.exact)
             if joined is not None:
                 cur = joined
                 continue
             cands.append(cur)
+            reach = _cross(cur, info.exact, REACH_CAP)
+            if reach is not None:
+                cands.append(reach)
             broken = True
-            if len(info.exact) <= CAP:
-                cur = info.exact
-                continue
-            cur = frozenset({""})
+            cur = info.exact if len(info.exact) <= CAP else _NOTHING
             continue
         broken = True
         cands.append(cur)
+        if info.pre != _NOTHING:  # NOTE: the run goes on into the part's first strings, contiguous with it
+            reach = _cross(cur, info.pre, REACH_CAP)
+            if reach is not None:
+                cands.append(reach)
         if info.req is not None:
             cands.append(info.req)
-        cur = frozenset({""})
+        cur = info.suf if len(info.suf) <= CAP else _NOTHING
     if not broken:
         return _Info(cur, cur if "" not in cur else None)
     cands.append(cur)
-    return _Info(None, _best(cands))
+    return _Info(None, _best(cands), _heads(start) if len(start) <= CAP else _NOTHING, cur)
 
 
 def _chars(c: int, icase: bool, found: list[bool]) -> frozenset[str]:
@@ -182,9 +206,11 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
             if len(union) <= CAP:
                 return _Info(union, union if "" not in union else None)
         reqs = [i.exact if i.exact is not None and "" not in i.exact else i.req for i in infos]
+        firsts = _union(i.first for i in infos)
+        lasts = _union(i.last for i in infos)
         if any(r is None for r in reqs):
-            return _NONE
-        return _Info(None, frozenset().union(*(r for r in reqs if r is not None)))
+            return _Info(None, None, firsts, lasts)
+        return _Info(None, frozenset().union(*(r for r in reqs if r is not None)), firsts, lasts)
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         lo, hi, body = av
         info = _seq(list(body), icase, found)
@@ -199,67 +225,26 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
             if joined is not None:
                 return _Info(joined, joined if "" not in joined else None)
         req = info.exact if info.exact is not None and "" not in info.exact else info.req
-        return _Info(None, req)
+        return _Info(None, req, info.first, info.last)  # NOTE: one or more: a match starts and ends as the body
     return _NONE  # ANY, NOT_LITERAL, CATEGORY, GROUPREF ...
 
 
-_GLOBAL_FLAGS = Regex(r"(?:\(\?[aiLmsux]+\))+")
-_NUMBERED = Regex(r"\\[1-9]|\(\?P=|\(\?\(")
-"""A back-reference or conditional: group numbers that a split would change."""
+def _union(sets: Iterator[frozenset[str]]) -> frozenset[str]:
+    """The union of the sets, or nothing known when one is (`{""}` in it) or it grows past CAP."""
+    out: set[str] = set()
+    for s in sets:
+        if "" in s:
+            return _NOTHING
+        out |= s
+        if len(out) > CAP:
+            return _NOTHING
+    return _heads(frozenset(out))
 
 
-def alternatives(pattern: str) -> list[str]:
-    """The top-level alternatives of `pattern`, an outer group that spans a whole alternative opened up in turn:
-    every match of one is a match of `pattern`, and each may have a literal set where their union has none good
-    (one branch made of common words spoils the set of all). Leading global flags are carried to each; a pattern
-    that does not split cleanly is returned whole."""
-    if _NUMBERED.search(pattern):
-        return [pattern]
-    m = _GLOBAL_FLAGS.match(pattern)
-    flags, body = (m.group(), pattern[m.end():]) if m else ("", pattern)
-    out = [flags + b for b in _split(body)]
-    try:
-        for b in out:
-            re.compile(b)
-    except re.error:
-        return [pattern]
-    return out
-
-
-def _structure(body: str) -> Iterator[tuple[int, str, int]]:
-    """(offset, character, group depth after it) of each `(`, `)` and `|` of `body` that is syntax: escapes and
-    character classes (where `]` first or escaped does not close the class) are stepped over."""
-    level, i, n = 0, 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i += 2 if body[i + 1 : i + 2] == "^" else 1
-            i += 1 if body[i : i + 1] == "]" else 0
-            while i < n and body[i] != "]":
-                i += 2 if body[i] == "\\" else 1
-        elif c in "()|":
-            level += {"(": 1, ")": -1, "|": 0}[c]
-            yield i, c, level
-        i += 1
-
-
-def _split(body: str, depth: int = 0) -> list[str]:
-    cuts = [i for i, c, level in _structure(body) if c == "|" and level == 0]
-    parts = [body[a + 1 : b] for a, b in zip([-1, *cuts], [*cuts, len(body)])]
-    out: list[str] = []
-    for part in parts:
-        inner = _group_body(part)
-        out.extend(_split(inner, depth + 1) if inner is not None and depth < 4 else [part])
-    return out
-
-
-def _group_body(part: str) -> str | None:
-    """The body of `(?:...)` or `(...)` when that group is the whole of `part`, else None."""
-    head = 3 if part.startswith("(?:") else 1 if part.startswith("(") and not part.startswith("(?") else 0
-    if not head or not part.endswith(")"):
-        return None
-    closed = next((i for i, c, level in _structure(part) if c == ")" and level == 0), None)
-    return part[head:-1] if closed == len(part) - 1 else None
+def _heads(s: frozenset[str]) -> frozenset[str]:
+    """A prefix set without the strings another of it starts (`SM` covers `SM_`): as true, and fewer to join."""
+    kept: list[str] = []
+    for x in sorted(s, key=len):
+        if not any(x.startswith(k) for k in kept):
+            kept.append(x)
+    return frozenset(kept)
