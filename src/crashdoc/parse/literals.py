@@ -81,21 +81,25 @@ _EMPTY = _Info(frozenset({""}), None)
 
 
 def necessary_literals(pattern: str, min_len: int = MIN_LEN) -> Literals | None:
-    """The best literal set of `pattern`, or None when it has none (or none of `min_len` characters or more)."""
+    """The best literal set of `pattern`, or None when it has none (or none of `min_len` characters or more).
+    Runs reach into the parts that end them only when the plain runs give no set or a weak one (a joined set is
+    longer and rarer, but has many more strings for the block pass to search)."""
     try:
         parsed = _p.parse(pattern)
     except Exception:  # NOTE: not a Python pattern: no literals known, the pattern is scanned whole
         return None
-    flags = parsed.state.flags
+    lits = _literals(parsed, min_len, 0)
+    return _literals(parsed, min_len, REACH_CAP) if lits is None or lits.weak else lits
+
+
+def _literals(parsed: Any, min_len: int, reach_cap: int) -> Literals | None:
     found: list[bool] = []
-    info = _seq(list(parsed), bool(flags & _c.SRE_FLAG_IGNORECASE), found)
+    info = _seq(list(parsed), bool(parsed.state.flags & _c.SRE_FLAG_IGNORECASE), found, reach_cap)
     best = info.exact if info.exact is not None else info.req
     if not best or "" in best:
         return None
     lits = Literals(frozenset(best), any(found))
-    if lits.shortest < min_len:
-        return None
-    return lits
+    return lits if lits.shortest >= min_len else None
 
 
 COMMON = frozenset(["error", "errors", "failed", "failure", "fail", "failing", "use", "used", "using", "please", "version", "versions", "need", "needs", "install", "installed", "could", "not", "cannot", "can't", "unable", "invalid", "expected", "supported", "not", "supported", "set", "setting", "try", "enable", "disable", "found", "warning", "the", "and", "for", "with", "model", "request", "requests", "start", "started", "starting", "loading", "load", "process", "memory", "time", "timeout", "available", "detected", "check", "file", "path", "value", "values", "in", "the", "for", "by", "this", "that", "a", "an", "of", "to", "is", "are", "be", "it", "on", "at", "or", "you", "your", "yet", "only", "port", "all", "new", "when", "must", "should", "may", "can", "will", "has", "have", "was", "were", "more", "less", "than", "into", "from", "per", "out", "up", "down", "run", "running", "server", "client", "user", "data", "size"])
@@ -126,14 +130,14 @@ def _cross(a: frozenset[str], b: frozenset[str], cap: int = CAP) -> frozenset[st
     return frozenset(x + y for x in a for y in b)
 
 
-def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool]) -> _Info:
+def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool], reach_cap: int) -> _Info:
     cur: frozenset[str] = _NOTHING  # every text the run so far matched ends with one of these
     pre: frozenset[str] | None = _NOTHING  # every match of the sequence starts with one of these (None: settled)
     start = _NOTHING
     cands: list[frozenset[str]] = []
     broken = False
     for op, av in items:
-        info = _item(op, av, icase, found)
+        info = _item(op, av, icase, found, reach_cap)
         if pre is not None:
             grown = _cross(pre, info.first)
             start = grown if grown is not None else pre
@@ -144,7 +148,7 @@ def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool]) -> _Info:
                 cur = joined
                 continue
             cands.append(cur)
-            reach = _cross(cur, info.exact, REACH_CAP)
+            reach = _cross(cur, info.exact, reach_cap)
             if reach is not None:
                 cands.append(reach)
             broken = True
@@ -153,7 +157,7 @@ def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool]) -> _Info:
         broken = True
         cands.append(cur)
         if info.pre != _NOTHING:  # NOTE: the run goes on into the part's first strings, contiguous with it
-            reach = _cross(cur, info.pre, REACH_CAP)
+            reach = _cross(cur, info.pre, reach_cap)
             if reach is not None:
                 cands.append(reach)
         if info.req is not None:
@@ -175,7 +179,7 @@ def _chars(c: int, icase: bool, found: list[bool]) -> frozenset[str]:
     return frozenset({ch})
 
 
-def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
+def _item(op: Any, av: Any, icase: bool, found: list[bool], reach_cap: int) -> _Info:
     if op is _c.LITERAL:
         return _Info(_chars(av, icase, found), None)
     if op is _c.IN:
@@ -196,11 +200,11 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
     if op is _c.SUBPATTERN:
         _group, add, delete, body = av
         sub_icase = (icase or bool(add & _c.SRE_FLAG_IGNORECASE)) and not (delete & _c.SRE_FLAG_IGNORECASE)
-        return _seq(list(body), sub_icase, found)
+        return _seq(list(body), sub_icase, found, reach_cap)
     if op is getattr(_c, "ATOMIC_GROUP", None):
-        return _seq(list(av), icase, found)
+        return _seq(list(av), icase, found, reach_cap)
     if op is _c.BRANCH:
-        infos = [_seq(list(b), icase, found) for b in av[1]]
+        infos = [_seq(list(b), icase, found, reach_cap) for b in av[1]]
         if all(i.exact is not None for i in infos):
             union = frozenset().union(*(i.exact for i in infos if i.exact is not None))
             if len(union) <= CAP:
@@ -213,7 +217,7 @@ def _item(op: Any, av: Any, icase: bool, found: list[bool]) -> _Info:
         return _Info(None, frozenset().union(*(r for r in reqs if r is not None)), firsts, lasts)
     if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)):
         lo, hi, body = av
-        info = _seq(list(body), icase, found)
+        info = _seq(list(body), icase, found, reach_cap)
         if lo == 0:
             if hi == 1 and info.exact is not None:
                 return _Info(info.exact | {""}, None)
