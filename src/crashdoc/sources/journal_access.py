@@ -106,6 +106,8 @@ _FAIL = Regex(r"^FAIL: (?P<file>.+?) \((?P<why>[^)]*)\)\s*$", re.M)
 _AT = Regex(r"^File corruption detected at (?P<file>.+):(?P<offset>[0-9a-fA-F]+) \(of (?P<size>\d+) bytes, (?P<pct>\d+)%\)", re.M)
 #: why a check stopped that says nothing of the file (the address-space bound was too small for it)
 _NO_MEMORY = "Cannot allocate memory"
+UNCHECKED = (f"could not be verified within {VERIFY_ADDRESS_SPACE >> 10} MiB of address space; its records are used"
+             " unchecked")
 
 
 def bounded(argv: Sequence[str], kib: int = VERIFY_ADDRESS_SPACE) -> list[str]:
@@ -120,9 +122,8 @@ def damage(verify_output: str) -> list[str]:
     where = {m.group("file"): m for m in _AT.finditer(verify_output)}
     out = []
     for m in _FAIL.finditer(verify_output):
-        if m.group("why") == _NO_MEMORY and m.group("file") not in where:
-            out.append(f"{m.group('file')}: could not be verified within {VERIFY_ADDRESS_SPACE >> 10} MiB of address"
-                       " space; its records are used unchecked")
+        if m.group("why") == _NO_MEMORY:  # (journalctl then also says `File corruption detected`: it is not)
+            out.append(f"{m.group('file')}: {UNCHECKED}")
             continue
         at_ = where.get(m.group("file"))
         pos = f" at offset 0x{at_.group('offset')} of {at_.group('size')} bytes ({at_.group('pct')}%)" if at_ else ""
@@ -189,20 +190,24 @@ def verify_copies(runner: Runner, journal_args: tuple[str, ...], where: str, sin
     directory in memory, and one over a file about twice the file (the windows overlap). A host's journal
     directory holds weeks of files; only those the diagnosis reads are verified."""
     files = journal_files(runner, journal_args)
-    calls = [bounded(["journalctl", f"--file={glob.escape(f.path)}", "--verify"]) for f in files
+    calls = [(f.path, bounded(["journalctl", f"--file={glob.escape(f.path)}", "--verify"])) for f in files
              if f.read_from(since_usec)]
     if not files:
-        calls = [bounded(["journalctl", *journal_args, "--verify"])]
+        calls = [(f"the {where}", bounded(["journalctl", *journal_args, "--verify"]))]
     out = b""
-    for argv in calls:
+    notes: list[str] = []
+    for label, argv in calls:
         try:
             res = runner.run(argv, timeout=VERIFY_TIMEOUT)
         except CrashdocError as exc:
             return [f"could not verify the {where} ({exc}); its records are used unchecked"]
         if not res.ok and unknown_option(res):
             return [f"journalctl cannot verify the {where} (no --verify); its records are used unchecked"]
-        out += res.stdout + b"\n" + res.stderr + b"\n"
-    return damage(out.decode("utf-8", "replace"))
+        said = res.stdout + b"\n" + res.stderr + b"\n"
+        if _NO_MEMORY.encode() in said and b"FAIL: " not in said:  # stopped before it checked anything
+            notes.append(f"{label}: {UNCHECKED}")
+        out += said
+    return notes + damage(out.decode("utf-8", "replace"))
 
 
 def journal_skipped(damaged: Sequence[str], warnings: Sequence[str]) -> tuple[Skipped, ...]:
