@@ -23,8 +23,9 @@ SEP = b"\x1e"
 """Between the fields of an entry line (ASCII record separator: a control character, so never in a text field)."""
 HEAD = b"__CURSOR="
 """How every entry line starts: journalctl writes the cursor first."""
-_FRAMED = b"\x00\x00\x00"
-"""In the length of every length-framed field (< 2**40 bytes), never in a text field."""
+_FRAMED = b"\x00"
+"""In the length of every length-framed field (its top bytes: a field is < 2**40 bytes), never in a text field; the
+first one lies in the first 6 bytes of the length (memchr finds it)."""
 _NAME = re.compile(rb"[A-Za-z0-9_]{1,64}\Z")
 _NOT_PRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _END = b"\n\n"
@@ -51,9 +52,7 @@ def entry_lines(data: bytes, final: bool = False) -> tuple[bytes, int, int]:
             # the last 8 bytes: an entry end is looked for before them
             end = data.rfind(_END, pos, len(data) if final else max(len(data) - 8, pos)) + 2
             if end > pos + 1:
-                lines = _joined(data[pos:end])
-                out.append(lines)
-                n += lines.count(b"\n")
+                n += _join(data[pos:end] if pos or end < len(data) else data, out)
                 pos = end
             break
         # NOTE: the framed field's name line ends at most 6 bytes before the zeros: an entry end found before that
@@ -61,9 +60,7 @@ def entry_lines(data: bytes, final: bool = False) -> tuple[bytes, int, int]:
         start = data.rfind(_END, pos, max(framed - 6, pos))
         start = pos if start < 0 else start + 2
         if start > pos:
-            lines = _joined(data[pos:start])
-            out.append(lines)
-            n += lines.count(b"\n")
+            n += _join(data[pos:start], out)
         got = _walk(data, start)
         if got is None:  # the entry is still arriving
             pos = start
@@ -75,9 +72,12 @@ def entry_lines(data: bytes, final: bool = False) -> tuple[bytes, int, int]:
     return b"".join(out), n, min(pos, size)
 
 
-def _joined(entries: bytes) -> bytes:
-    """Whole text-only entries (each ending in a blank line) as entry lines."""
-    return entries[:-2].replace(b"\n", SEP).replace(SEP + SEP, b"\n") + b"\n"
+def _join(entries: bytes, out: list[bytes]) -> int:
+    """Whole text-only entries (each ending in a blank line) as entry lines onto `out`; returns how many (each
+    blank line, two separators, became one newline)."""
+    lines = entries.replace(b"\n", SEP).replace(SEP + SEP, b"\n")
+    out.append(lines)
+    return len(entries) - len(lines)
 
 
 def _walk(data: bytes, pos: int) -> tuple[bytes, int] | None:
