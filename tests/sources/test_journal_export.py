@@ -4,6 +4,7 @@ own JSON gives for it."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import struct
@@ -124,3 +125,31 @@ def test_a_cut_stream_keeps_what_it_holds() -> None:
     lines, n, used = entry_lines(data, final=True)
     assert n == 2 and used == len(data)
     assert entry_record(lines.split(b"\n")[1])["MESSAGE"] == "cut he"
+
+
+def test_a_crash_loop_read_as_entry_lines_is_diagnosed_as_from_json_lines() -> None:
+    """The same records as journalctl's JSON and as its export format made entry lines: the same diagnosis (the
+    scanner finds the same hot records in both, the decoder gives the same fields)."""
+    from crashdoc.investigate import diagnose_stream
+    from crashdoc.report.json import to_dict
+    from crashdoc.sources.journald import ATTEMPT_FIELDS
+    from tests.support.journal_files import JournalBuilder
+
+    b = JournalBuilder()
+    _, t = b.crash_loop(b.boot_usec + 3_600_000_000, 3)
+    b.kernel(t + 5, "NVRM: Xid (PCI:0000:5d:00): 79, pid=4021, GPU has fallen off the bus.")
+    b.unit_line(t + 9, b"Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: one record", inv="f" * 32,
+                pid=7)
+    kept = {*ATTEMPT_FIELDS, "__REALTIME_TIMESTAMP", "__MONOTONIC_TIMESTAMP", "_BOOT_ID"}  # what the query asks for
+    records = [[("__CURSOR", f"s=a;i={i:x}".encode()),
+                *((k, v.encode() if isinstance(v, str) else bytes(v)) for k, v in rec.items() if k in kept)]
+               for i, rec in enumerate(sorted(b.records, key=lambda r: int(r["__REALTIME_TIMESTAMP"])))]
+    as_json = b"".join(json.dumps(_expected(r), ensure_ascii=False).encode() + b"\n" for r in records)
+    as_entries, n, _ = entry_lines(b"".join(_export(r) for r in records), final=True)
+    assert n == len(records) and any(line.startswith(b"{") for line in as_entries.split(b"\n"))
+    got = [to_dict(diagnose_stream(io.BufferedReader(io.BytesIO(data)), "unit")) for data in (as_json, as_entries)]
+    for d in got:
+        d.pop("input", None)
+        d.pop("crashdoc", None)
+    assert got[0]["root_cause"] and got[0]["attempts"]
+    assert got[0] == got[1]
