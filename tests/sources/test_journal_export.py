@@ -8,10 +8,14 @@ import io
 import json
 import random
 import struct
+import subprocess
+from collections.abc import Sequence
 
 import pytest
 
 from crashdoc.sources.journal_export import SEP, entry_lines, entry_record, is_entry_line
+from crashdoc.transport import CommandResult, Runner
+from crashdoc.transport.interface import Streamed
 
 
 def _export(fields: list[tuple[str, bytes]]) -> bytes:
@@ -153,3 +157,41 @@ def test_a_crash_loop_read_as_entry_lines_is_diagnosed_as_from_json_lines() -> N
         d.pop("crashdoc", None)
     assert got[0]["root_cause"] and got[0]["attempts"]
     assert got[0] == got[1]
+
+
+class _Pieces(Runner):
+    """journalctl's answer as a pipe gives it: in pieces of a fixed size."""
+
+    def __init__(self, data: bytes, piece: int) -> None:
+        self.data, self.piece = data, piece
+
+    def run(self, argv: Sequence[str], *, timeout: float = 60.0, stdin: bytes | None = None) -> CommandResult:
+        raise AssertionError("streamed only")
+
+    def popen(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        raise AssertionError("streamed only")
+
+    def stream(self, argv: Sequence[str]) -> Streamed:
+        pieces = (self.data[i:i + self.piece] for i in range(0, len(self.data), self.piece))
+        return Streamed(pieces, lambda: CommandResult(tuple(argv), 0, b"", b"", 0.0))
+
+
+def test_a_record_longer_than_many_blocks_is_read_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message of 8 MB arrives in 64 KiB pieces: the record is looked for again when the bytes held have doubled,
+    not at each piece (which would copy the held bytes 128 times)."""
+    import crashdoc.sources.journald as journald
+
+    calls = []
+
+    def counted(data: bytes, final: bool = False) -> tuple[bytes, int, int]:
+        calls.append(len(data))
+        return entry_lines(data, final)
+
+    monkeypatch.setattr(journald, "entry_lines", counted)
+    big = b"Traceback line\n" * (8 << 16)
+    data = b"".join(_export(r) for r in (_record(1, b"before"), _record(2, big), _record(3, b"after")))
+    journal = journald.Journal(_Pieces(data, 64 << 10), (), 252)
+    out = b"".join(journal.stream_blocks(["X=1"], purpose="test", fields=["MESSAGE"], export=True))
+    lines = out.split(b"\n")[:-1]
+    assert [_decode(line)["MESSAGE"] for line in lines] == ["before", big.decode(), "after"]
+    assert len(calls) < 20, calls

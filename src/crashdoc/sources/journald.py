@@ -136,16 +136,20 @@ class Journal:
         pieces: Iterator[bytes] = iter(lambda: read(size), b"") if read is not None else run.lines
         cut_at = entry_lines if export else _json_lines
         total = count = have = 0
+        want = size
         buf: list[bytes] = []
         try:
             for piece in pieces:
                 total += len(piece)
                 buf.append(piece)
                 have += len(piece)
-                if have >= size:
+                if have >= want:
                     data = b"".join(buf)
                     block, n, used = cut_at(data, False)
                     buf, have = ([data[used:]], len(data) - used) if used < len(data) else ([], 0)
+                    # NOTE: a record longer than a block (a huge message) is looked at again once the bytes held
+                    # have doubled, not at every read: linear time whatever its length
+                    want = size if used else 2 * have
                     if block:
                         count += n
                         yield block
