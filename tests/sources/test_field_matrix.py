@@ -20,7 +20,6 @@ from crashdoc.kb import KnowledgeBase
 from crashdoc.model import Diagnosis
 from crashdoc.report import render
 from crashdoc.sources import fields
-from crashdoc.transport import CommandResult
 from tests.support.cli import run_cli
 from tests.systemd.test_errors import JournalFake
 
@@ -137,16 +136,8 @@ class MutatingJournal(JournalFake):
         super().__init__(257)
         self.field, self.value = field, value
 
-    def run(self, argv: Sequence[str], *, timeout: float = 60.0, stdin: bytes | None = None) -> CommandResult:
-        res = super().run(argv, timeout=timeout, stdin=stdin)
-        if argv[0] != "journalctl" or not res.stdout:
-            return res
-        out = []
-        for line in res.stdout.splitlines():
-            rec = json.loads(line)
-            rec[self.field] = self.value
-            out.append(json.dumps(rec).encode())
-        return CommandResult(res.argv, res.returncode, b"\n".join(out) + b"\n", res.stderr, res.seconds)
+    def answer(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**rec, self.field: self.value} for rec in records]
 
 
 @pytest.mark.parametrize("field", JOURNAL_FIELDS)

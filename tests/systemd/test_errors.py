@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
+import struct
 import threading
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -86,10 +89,40 @@ class JournalFake(FakeRunner):
             for i, inv in enumerate(INV):
                 if a in (f"--invocation={inv}", f"_SYSTEMD_INVOCATION_ID={inv}"):
                     out += _attempt(inv, i)
-        return CommandResult(tuple(argv), 0, _window(out, argv).encode(), b"", 0.0)
+        records = self.answer(_window(out, argv))
+        text = b"".join(map(_export, records)) if "export" in argv else "".join(json.dumps(r) + "\n" for r in records).encode()
+        return CommandResult(tuple(argv), 0, text, b"", 0.0)
+
+    def answer(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The records journalctl writes (a subclass changes them)."""
+        return records
 
 
-def _window(out: str, argv: Sequence[str]) -> str:
+def _export(rec: dict[str, Any]) -> bytes:
+    """A record as `journalctl -o export` writes it: a field that is not plain text (newlines, control characters,
+    not UTF-8, byte values) framed by its length; a value of another type as its JSON text."""
+    out = b""
+    for key, value in rec.items():
+        if isinstance(value, list) and all(type(v) is int and 0 <= v <= 255 for v in value):
+            data = bytes(value)
+        else:
+            data = (value if isinstance(value, str) else json.dumps(value)).encode("utf-8", "surrogatepass")
+        if _plain(data):
+            out += key.encode() + b"=" + data + b"\n"
+        else:
+            out += key.encode() + b"\n" + struct.pack("<Q", len(data)) + data + b"\n"
+    return out + b"\n"
+
+
+def _plain(data: bytes) -> bool:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return re.search("[\x00-\x08\x0a-\x1f\x7f-\x9f]", text) is None
+
+
+def _window(out: str, argv: Sequence[str]) -> list[dict[str, Any]]:
     """journalctl's --until, --after-cursor and --lines over canned records (journal order)."""
     records = [json.loads(line) for line in out.splitlines()]
     for a in argv:
@@ -103,7 +136,7 @@ def _window(out: str, argv: Sequence[str]) -> str:
     for a in argv:
         if a.startswith("--lines=") and any(b.startswith("--after-cursor=") for b in argv):  # the next N
             records = records[:int(a.split("=", 1)[1])]
-    return "".join(json.dumps(r) + "\n" for r in records)
+    return records
 
 
 def test_systemd_257_fetches_each_attempt_with_invocation() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crashdoc.investigate.unit import diagnose_unit
-from crashdoc.sources.journal_access import JournalFile, damage
+from crashdoc.sources.journal_access import JournalFile, bounded, damage
 from crashdoc.transport import LocalRunner
 from tests.support.cli import run_cli
 from tests.support.journal_files import JournalBuilder
@@ -115,6 +115,20 @@ def test_verify_output_is_read_per_file() -> None:
     (note,) = damage(out)
     assert note.startswith("d/bad.journal: damaged (Bad message) at offset 0x398260 of 8388608 bytes (44%)")
     assert damage("PASS: d/system.journal\n") == []
+
+
+def test_a_check_the_memory_bound_stopped_is_not_damage(journal: Path) -> None:
+    """journalctl --verify runs under an address-space bound (its RSS stays under it); when the bound is too small
+    for a file, journalctl says `File corruption detected` and `FAIL (Cannot allocate memory)`: the file is
+    unchecked, not damaged."""
+    out = ("File corruption detected at d/big.journal:12a1ad8 (of 25165824 bytes, 77%).\n"
+           "FAIL: d/big.journal (Cannot allocate memory)\n")
+    (note,) = damage(out)
+    assert note.startswith("d/big.journal: could not be verified within 192 MiB") and "damaged" not in note
+    res = LocalRunner().run(bounded(["journalctl", f"--file={journal}", "--verify"], kib=64 << 10), timeout=60)
+    assert b"PASS: " in res.stdout + res.stderr  # a small file within 64 MiB: the bound changes nothing
+    tight = LocalRunner().run(bounded(["journalctl", f"--file={journal}", "--verify"], kib=4 << 10), timeout=60)
+    assert b"PASS: " not in tight.stdout + tight.stderr and not damage((tight.stdout + tight.stderr).decode())
 
 
 def test_a_file_whose_header_cannot_place_it_is_verified() -> None:

@@ -14,6 +14,7 @@ from crashdoc.parse.lines import LineParser, LogLine, parse_line
 from crashdoc.parse.markers import MarkerClass
 from crashdoc.parse.records import parse_json_lines
 from crashdoc.parse.scan import Scanner
+from crashdoc.sources.journal_export import entry_record, is_entry_line
 
 JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'), before=0, after=0)
 """Journal records whose text a raw scan cannot see (a MESSAGE stored as bytes: control characters, non-UTF-8;
@@ -57,8 +58,9 @@ def feed_records(p: Analysis, records: Iterable[Mapping[str, Any]]) -> None:
 def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
     """A byte stream through the block scanner: only the hot lines and their windows are decoded and parsed.
 
-    Text lines go to the line parser; JSON lines (journal export, docker json-file) are scanned raw like text,
-    and only the hot records are decoded (raw-scan-first: a healthy record costs no JSON decoding)."""
+    Text lines go to the line parser; JSON lines (journal export, docker json-file) and journal entry lines
+    (sources/journal_export.py) are scanned raw like text, and only the hot records are decoded (raw-scan-first: a
+    healthy record costs no decoding)."""
     parser = LineParser()
     for hot in p.scanner.lines(stream):
         if not json_lines:
@@ -73,6 +75,8 @@ def feed_stream(p: Analysis, stream: BinaryIO, *, json_lines: bool) -> None:
                 rec = None
             if isinstance(rec, dict):
                 lines = _record_lines(p, hot.lineno, rec)
+        elif is_entry_line(data):
+            lines = _record_lines(p, hot.lineno, entry_record(data))
         _feed(p, lines or [parse_line(hot.lineno, data)])
     p.lines, p.bytes = p.scanner.stats.lines, p.scanner.stats.bytes
     p.finish()

@@ -14,6 +14,7 @@ from crashdoc.errors import InputError
 from crashdoc.kb.knowledge import KnowledgeBase
 from crashdoc.model import Diagnosis, Skipped
 from crashdoc.sources.interface import ByteSource, EvidenceSource, RecordSource
+from crashdoc.sources.journal_export import SEP, is_entry_line
 
 
 def _load_kb(kb: KnowledgeBase | None) -> KnowledgeBase:
@@ -23,13 +24,16 @@ def _load_kb(kb: KnowledgeBase | None) -> KnowledgeBase:
 
 
 def _is_json(stream: BinaryIO) -> bool:
-    """True when most of the first lines are JSON objects (a leading `Hint: ...` line from journalctl or a
-    shell prompt does not make a journal export text)."""
+    """True when most of the first lines are records: JSON objects, or journal entry lines (a leading `Hint: ...`
+    line from journalctl or a shell prompt does not make a journal export text)."""
     head = stream.peek(1 << 16)[: 1 << 16] if hasattr(stream, "peek") else b""
     lines = [ln for ln in head.split(b"\n")[:8] if ln.strip()]
     objects = 0
     for ln in lines:
         ln = ln.strip()
+        if is_entry_line(ln) and SEP in ln:  # a journal entry line (a unit's attempts from journalctl -o export)
+            objects += 1
+            continue
         if not ln.startswith(b"{"):
             continue
         try:

@@ -97,13 +97,13 @@ WORDS = MarkerClass(
 SIGNAL = MarkerClass(
     "signal",
     (
-        r'\bKilled(?:\s|\\[nr]|"|$)',  # also at the end of a JSON record's text
+        r'\bKilled(?:\s|\\[nr]|"|\x1e|$)',  # also at the end of a JSON record's text or an entry line's field
         r"\b(?:was|were|been|got|being) killed\b|\bkilled (?:by|with|due to)\b|\b[Oo]om[-_ ]?[Kk]ill",
         r"Segmentation fault",
         r"core dumped",
         r"\b[Ss]ignal(?: \d| SIG|: | [A-Z]{3,})|\bby signal\b|[Ss]ignal (?:received|caught|handler)|[Rr]eceived signal",
         r"SIG[A-Z]{2,4}\b",
-        r'\bAborted(?: \(core|[ \t\r]*$|\\[nr]|")',
+        r'\bAborted(?: \(core|[ \t\r]*$|\\[nr]|"|\x1e)',
         r"Out of memory",
         r"out of memory",
         r"\b[Oo]om[-_]",
@@ -124,8 +124,9 @@ SIGNAL = MarkerClass(
 BOUNDARY = MarkerClass(
     "boundary",
     (
-        # at a message's start (after a prefix's `: `, `] `, a quote, a column of spaces), not inside prose
-        r'(?:^|[:\]")|]|\s\s)\s*(?:Started|Starting|Stopped|Stopping) ',
+        # at a message's start (after a prefix's `: `, `] `, a quote, a column of spaces, an entry line's MESSAGE=),
+        # not inside prose
+        r'(?:^|[:\]")|]|\s\s|\x1eMESSAGE=)\s*(?:Started|Starting|Stopped|Stopping) ',
         r"Scheduled restart",
         r"holdoff time over",
         r"Main process exited",
@@ -157,7 +158,16 @@ terminate, CUDA status strings, ggml asserts ... with the follow-on lines that c
 
 CLASSES: tuple[MarkerClass, ...] = (TRACEBACK, EXCEPTION, WORDS, SIGNAL, BOUNDARY, FORMAT)
 
-_MESSAGE_KEY = Regex(rb'"(?:MESSAGE|log|msg|message)" ?: ?"')
+_MESSAGE_KEY = Regex(rb'"(?:MESSAGE|log|msg|message)" ?: ?"|\x1eMESSAGE=')
+"""Where the message starts in a record's line: a JSON key, or an entry line's field (sources/journal_export.py)."""
+
+
+def is_record(line: bytes) -> bool:
+    """Whether a raw line is one record of structured fields (a JSON object, or a journal entry line: fields
+    joined by the record separator, the cursor first), whose message is one field among others."""
+    return line[:1] == b"{" or line.startswith(b"__CURSOR=")
+
+
 _LEVEL = Regex(
     rb"(?:^|[\s\[(|])(INFO|DEBUG|TRACE|NOTICE|VERBOSE|WARNING|WARN|ERROR|CRITICAL|FATAL)(?=[\s:\]|,]|$)"
     rb"|(?i:\blevel\\?\"?[=:] ?\\?\"?(info|debug|trace|warn|warning|error|fatal|critical))\b"
@@ -176,7 +186,7 @@ def line_level(line: bytes) -> tuple[str | None, int]:
     for a JSON record (journal export, docker json-file) the head of its message field.
     """
     lo = 0
-    if line[:1] == b"{":
+    if is_record(line):
         m = _MESSAGE_KEY.search(line)
         if m is None:
             return None, 0
@@ -193,7 +203,8 @@ def line_level(line: bytes) -> tuple[str | None, int]:
 
 HEAD = 512
 """Bytes of a line's head (of its message, for a JSON record) where a banner or phase line states itself."""
-_SYSTEMD = Regex(rb'systemd\[\d+\]: |\.service: |"SYSLOG_IDENTIFIER" ?: ?"systemd"|"MESSAGE_ID" ?: ?"')
+_SYSTEMD = Regex(rb'systemd\[\d+\]: |\.service: |"SYSLOG_IDENTIFIER" ?: ?"systemd"|"MESSAGE_ID" ?: ?"'
+                 rb'|\x1eSYSLOG_IDENTIFIER=systemd(?:\x1e|$)|\x1eMESSAGE_ID=')
 
 
 @cache
@@ -231,7 +242,7 @@ def _boundary_head(head: bytes) -> bool:
 def strict_boundary(line: bytes) -> bool:
     """True for a boundary hit's line that the attempt tracker or the phase table reads: a systemd record, or a
     banner or phase line (looked for in the line's head only: a prompt quoting one is not one)."""
-    if line[:1] == b"{":
+    if is_record(line):
         if _SYSTEMD.search(line) is not None:
             return True
         m = _MESSAGE_KEY.search(line)

@@ -26,6 +26,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from crashdoc.parse.errors import bare_exception
 from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.formats import block_format, line_format
+from crashdoc.parse.markers import is_record
 from crashdoc.parse.prefixes import strip
 from crashdoc.parse.text import clean
 from crashdoc.regex import Regex
@@ -214,8 +215,8 @@ class Repairer(Generic[P]):
             return False  # a length seen too rarely to be a width
         if nxt.piece.lineno != held.last_lineno + 1 or data[:8] == held.piece.data[:8] or not data.strip():
             return False  # not the next line; it starts as the line before does (the same prefix)
-        if data[:1] == b"{" and held.piece.data.rstrip()[-1:] == b"}":
-            return False  # two JSON records (journal export records of one shape often have one length)
+        if data[:1] == b"{" and held.piece.data.rstrip()[-1:] == b"}" or is_record(data) and is_record(held.piece.data):
+            return False  # two records (journal records of one shape often have one length)
         raw = _text(data)
         if _GAP in raw or "\u2500" <= raw.lstrip()[:1] <= "\u257f":
             return False  # an excerpt's marker of missing text; a box drawn at the width (rich's tracebacks)

@@ -96,8 +96,24 @@ def user_of(runner: Runner) -> str:
 
 #: seconds `journalctl --verify` may take over copied files (it reads every object)
 VERIFY_TIMEOUT = 900.0
+#: KiB of address space `journalctl --verify` gets (ulimit -v): it maps the file it checks in windows and keeps
+#: them while it has room, so without a bound its RSS is about twice the file (a 113 MB file: 215 MB); with one,
+#: it drops unused windows when a mapping fails and goes on (same answer, RSS under the bound, about the same CPU
+#: time for journald's default 128 MB files)
+VERIFY_ADDRESS_SPACE = 192 << 10
+_BOUNDED = 'ulimit -v {kib} 2>/dev/null; LC_ALL=C exec "$0" "$@"'
 _FAIL = Regex(r"^FAIL: (?P<file>.+?) \((?P<why>[^)]*)\)\s*$", re.M)
 _AT = Regex(r"^File corruption detected at (?P<file>.+):(?P<offset>[0-9a-fA-F]+) \(of (?P<size>\d+) bytes, (?P<pct>\d+)%\)", re.M)
+#: why a check stopped that says nothing of the file (the address-space bound was too small for it)
+_NO_MEMORY = "Cannot allocate memory"
+UNCHECKED = (f"could not be verified within {VERIFY_ADDRESS_SPACE >> 10} MiB of address space; its records are used"
+             " unchecked")
+
+
+def bounded(argv: Sequence[str], kib: int = VERIFY_ADDRESS_SPACE) -> list[str]:
+    """argv run under an address-space bound of `kib` KiB (through sh, so it works over ssh too; where the shell
+    cannot set one, argv runs unbounded)."""
+    return ["sh", "-c", _BOUNDED.format(kib=kib), *argv]
 
 
 def damage(verify_output: str) -> list[str]:
@@ -106,6 +122,9 @@ def damage(verify_output: str) -> list[str]:
     where = {m.group("file"): m for m in _AT.finditer(verify_output)}
     out = []
     for m in _FAIL.finditer(verify_output):
+        if m.group("why") == _NO_MEMORY:  # (journalctl then also says `File corruption detected`: it is not)
+            out.append(f"{m.group('file')}: {UNCHECKED}")
+            continue
         at_ = where.get(m.group("file"))
         pos = f" at offset 0x{at_.group('offset')} of {at_.group('size')} bytes ({at_.group('pct')}%)" if at_ else ""
         out.append(f"{m.group('file')}: damaged ({m.group('why')}){pos}: records after the damage may be wrong or "
@@ -166,24 +185,29 @@ def verify_copies(runner: Runner, journal_args: tuple[str, ...], where: str, sin
     every file passes. A copy taken while journald wrote it, cut by a transfer or a full disk, reads without an
     error but can give wrong or missing records.
 
-    NOTE: one call per file: journalctl maps what it verifies until it exits, so one call over a directory holds
-    the whole directory in memory (a file is at most 128 MB by journald's default; --verify maps it in windows
-    that overlap, so its RSS is about twice the file, its PSS once). A host's journal directory holds weeks of
-    files; only those the diagnosis reads are verified."""
+    NOTE: one call per file, each under an address-space bound (VERIFY_ADDRESS_SPACE): journalctl maps what it
+    verifies in windows and keeps them while it has room, so one unbounded call over a directory held the whole
+    directory in memory, and one over a file about twice the file (the windows overlap). A host's journal
+    directory holds weeks of files; only those the diagnosis reads are verified."""
     files = journal_files(runner, journal_args)
-    calls = [["journalctl", f"--file={glob.escape(f.path)}", "--verify"] for f in files if f.read_from(since_usec)]
+    calls = [(f.path, bounded(["journalctl", f"--file={glob.escape(f.path)}", "--verify"])) for f in files
+             if f.read_from(since_usec)]
     if not files:
-        calls = [["journalctl", *journal_args, "--verify"]]
+        calls = [(f"the {where}", bounded(["journalctl", *journal_args, "--verify"]))]
     out = b""
-    for argv in calls:
+    notes: list[str] = []
+    for label, argv in calls:
         try:
             res = runner.run(argv, timeout=VERIFY_TIMEOUT)
         except CrashdocError as exc:
             return [f"could not verify the {where} ({exc}); its records are used unchecked"]
         if not res.ok and unknown_option(res):
             return [f"journalctl cannot verify the {where} (no --verify); its records are used unchecked"]
-        out += res.stdout + b"\n" + res.stderr + b"\n"
-    return damage(out.decode("utf-8", "replace"))
+        said = res.stdout + b"\n" + res.stderr + b"\n"
+        if _NO_MEMORY.encode() in said and b"FAIL: " not in said:  # stopped before it checked anything
+            notes.append(f"{label}: {UNCHECKED}")
+        out += said
+    return notes + damage(out.decode("utf-8", "replace"))
 
 
 def journal_skipped(damaged: Sequence[str], warnings: Sequence[str]) -> tuple[Skipped, ...]:

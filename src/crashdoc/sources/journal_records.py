@@ -4,6 +4,7 @@ and the reading of an answer into records or into blocks of whole JSON lines."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -65,14 +66,15 @@ def record_of(line: bytes) -> Record | None:
     return Record(fields) if isinstance(fields, dict) else None
 
 
-_CURSOR = Regex(rb'"__CURSOR" ?: ?"([^"\\]+)"')
+_CURSOR = Regex(rb'"__CURSOR" ?: ?"([^"\\]+)"|^__CURSOR=([^\x1e\n]+)', re.M)
 
 
 def last_cursor(block: bytes) -> str | None:
-    """The cursor of the last record in a block of whole JSON lines (None when it has none)."""
+    """The cursor of the last record in a block of whole JSON lines or entry lines (sources/journal_export.py),
+    None when it has none."""
     start = block.rfind(b"\n", 0, len(block) - 1) + 1
     m = _CURSOR.search(block, start)
-    return m.group(1).decode("ascii", "replace") if m else None
+    return (m.group(1) or m.group(2)).decode("ascii", "replace") if m else None
 
 
 def json_lines(block: bytes) -> tuple[bytes, int]:

@@ -1,5 +1,6 @@
-"""The examined attempts as one byte stream of journal JSON lines, for the block scanner (raw-scan-first): the
-attempts' records as journalctl writes them, the kernel's records spliced in by time, and each attempt's span
+"""The examined attempts as one byte stream of journal records, one a line, for the block scanner
+(raw-scan-first): the attempts' records as entry lines (journalctl's export format, sources/journal_export.py) or
+JSON lines, the kernel's records spliced in by time (as JSON lines), and each attempt's span
 (first and last record time, record count) read from the raw bytes. No record is decoded here; the scanner
 decodes only the hot ones, so a long attempt costs about what journalctl costs to write it."""
 
@@ -11,11 +12,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from crashdoc.regex import Regex
+from crashdoc.sources.fields import USEC_MAX
 from crashdoc.sources.journal_records import Record
 
-#: _SYSTEMD_INVOCATION_ID, INVOCATION_ID, OBJECT_SYSTEMD_INVOCATION_ID (a literal head: the regex engine skips fast)
-_INVOCATION = Regex(rb'INVOCATION_ID" ?: ?"([0-9a-fA-F]{32})"')
-_USEC = Regex(rb'"__REALTIME_TIMESTAMP" ?: ?"([0-9]{1,19})"')
+#: _SYSTEMD_INVOCATION_ID, INVOCATION_ID, OBJECT_SYSTEMD_INVOCATION_ID as a JSON key or as an entry line's field
+#: (sources/journal_export.py: a whole value, up to SEP or the line's end). A literal head: the regex engine skips
+#: fast (a look-behind for the field's start would cost 15 times as much)
+_INVOCATION = Regex(rb'INVOCATION_ID(?:" ?: ?"([0-9a-fA-F]{32})"|=([0-9a-fA-F]{32})(?=[\x1e\n]|\Z))')
+_USEC = Regex(rb'(?:"__REALTIME_TIMESTAMP" ?: ?"|\x1e__REALTIME_TIMESTAMP=)([0-9]{1,19})(?=["\x1e\n]|\Z)')
 #: bytes before a kernel record's place searched for the attempts' own copy of it (same time, same cursor)
 DUPLICATE_WINDOW = 64 << 10
 
@@ -26,7 +30,8 @@ def line_usec(block: bytes, pos: int) -> int:
     start = block.rfind(b"\n", 0, pos) + 1
     end = block.find(b"\n", pos)
     m = _USEC.search(block, start, len(block) if end < 0 else end)
-    return int(m.group(1)) if m else 0
+    us = int(m.group(1)) if m else 0
+    return us if us <= USEC_MAX else 0
 
 
 @dataclass
@@ -48,7 +53,7 @@ class Spans:
 
     def feed(self, block: bytes) -> None:
         """Count a block of whole JSON lines (one regex pass in C; a block holds one or two invocations)."""
-        for inv, n in Counter(_INVOCATION.findall(block)).items():
+        for inv, n in Counter(a or b for a, b in _INVOCATION.findall(block)).items():
             if inv not in self.ids:
                 continue
             key = inv.decode()

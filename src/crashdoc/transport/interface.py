@@ -8,6 +8,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import IO
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Runner(ABC):
         proc = self.popen(argv)
         out, errs = proc.stdout, proc.stderr
         assert out is not None and errs is not None
+        _widen(out)
 
         def result() -> CommandResult:
             if proc.poll() is None:
@@ -75,3 +77,23 @@ class Runner(ABC):
         """The command as a person would type it, for "about to run" lines."""
         cmd = shlex.join(argv)
         return cmd if self.host is None else f"ssh {self.host} {shlex.quote(cmd)}"
+
+
+#: bytes of a streamed command's pipe (Linux allows an unprivileged process 1 MiB by default)
+PIPE_BYTES = 1 << 20
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """Let the writer run up to PIPE_BYTES ahead of the reader (64 KiB by default): journalctl keeps writing while
+    crashdoc handles the last block, instead of stopping at each one (F_SETPIPE_SZ; elsewhere nothing changes)."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setsize is None:
+        return
+    try:
+        fcntl.fcntl(pipe.fileno(), setsize, PIPE_BYTES)
+    except (OSError, ValueError):
+        pass
