@@ -106,8 +106,12 @@ class Folder:
         stream = line.stream
         cp = self.copies.get(stream)
         if cp is not None:
-            n, k = len(cp.lines), key(line)
-            alive = [t for t in cp.templates if n < len(t.keys) and t.keys[n] == k]
+            n, k, templates = len(cp.lines), key(line), cp.templates
+            if len(templates) == 1:  # (the usual case: no list built per line)
+                keys = templates[0].keys
+                alive = templates if n < len(keys) and keys[n] == k else []
+            else:
+                alive = [t for t in templates if n < len(t.keys) and t.keys[n] == k]
             if alive:
                 cp.templates = alive
                 cp.lines.append(line)
