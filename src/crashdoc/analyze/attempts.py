@@ -46,6 +46,8 @@ class AttemptTracker:
 
     BANNERS_SEEN = 4096
     """Distinct line texts whose banner test is remembered (a crash loop prints the same lines every attempt)."""
+    BANNER_TEXT = 512
+    """Longest text remembered (the memory stays under ~2 MB whatever the lines)."""
 
     def __init__(self) -> None:
         self.attempts: list[AttemptState] = []
@@ -86,6 +88,8 @@ class AttemptTracker:
         return att.index
 
     def _is_banner(self, text: str) -> bool:
+        if len(text) > self.BANNER_TEXT:
+            return _BANNER.search(text) is not None
         seen = self._banner.get(text)
         if seen is None:
             if len(self._banner) >= self.BANNERS_SEEN:
