@@ -115,3 +115,23 @@ def test_below_the_bound_settling_early_gives_the_same_diagnosis(kb: KnowledgeBa
     assert settled == whole
     assert folded[n:] == folded[:n]  # every attempt's groups: representatives, copies' processes and ranks, order
     assert n >= 2 and sum(len(gs) for gs in folded[:n]) > 30
+
+
+def test_attempt_tracker_banner_memory_is_bounded_and_changes_no_boundary() -> None:
+    """The tracker remembers its start-banner test per line text (a crash loop repeats its lines); long or
+    countless distinct texts do not grow that memory, and a banner after an error still opens an attempt."""
+    from crashdoc.analyze.attempts import AttemptTracker
+    from crashdoc.parse.lines import parse_line
+
+    t = AttemptTracker()
+    t.feed(parse_line(1, "(APIServer pid=1) INFO 11-24 06:00:08 [utils.py:233] non-default args: {}"))
+    t.mark_error()
+    rng = random.Random(3)
+    for i in range(2, 12000):
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 200)))  # mostly over the memo's length
+        t.feed(parse_line(i, f"RuntimeError: {i} {text}"))
+    assert len(t._banner) <= AttemptTracker.BANNERS_SEEN
+    assert sum(len(k) for k in t._banner) <= AttemptTracker.BANNERS_SEEN * AttemptTracker.BANNER_TEXT
+    assert len(t.attempts) == 1
+    t.feed(parse_line(12000, "(APIServer pid=2) INFO 11-24 06:01:08 [utils.py:233] non-default args: {}"))
+    assert len(t.attempts) == 2

@@ -147,3 +147,23 @@ def test_scanner_without_hyperscan_selects_the_same_lines(kb: KnowledgeBase) -> 
         got.append([(h.lineno, h.mask) for h in sc.lines(io.BufferedReader(io.BytesIO(text.encode())))])  # type: ignore[arg-type]
     assert got[0] == got[1]
 
+
+
+def test_line_level_remembered_by_digit_blind_head_is_the_level_of_the_line_itself() -> None:
+    """line_level remembers a head with its digits read as 0 (a crash loop's heads then repeat): on every line of
+    the asset and corpus logs, and on the same lines with other digits, it answers what a search of the line says."""
+    from crashdoc.parse.markers import _LEVEL, LEVEL_WINDOW, _level_at
+
+    root = Path(__file__).resolve().parents[2]
+    logs = [*sorted((root / "tests" / "assets" / "logs").glob("*.log")),
+            *sorted((root / "tests" / "corpus_extra" / "cases").glob("*.log"))]
+    shifted = bytes.maketrans(b"0123456789", b"7890123456")
+    checked = 0
+    for log in logs:
+        for line in log.read_bytes().split(b"\n"):
+            if line[:1] == b"{":
+                continue
+            for variant in (line, line.translate(shifted)):
+                assert line_level(variant) == _level_at(_LEVEL.search(variant, 0, LEVEL_WINDOW)), (log.name, variant)
+                checked += 1
+    assert checked > 5000

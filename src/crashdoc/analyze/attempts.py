@@ -44,8 +44,14 @@ def _is_manager(line: LogLine) -> bool:
 class AttemptTracker:
     """Feed lines in order; `feed` returns the 1-based attempt index of each line."""
 
+    BANNERS_SEEN = 4096
+    """Distinct line texts whose banner test is remembered (a crash loop prints the same lines every attempt)."""
+    BANNER_TEXT = 512
+    """Longest text remembered (the memory stays under ~2 MB whatever the lines)."""
+
     def __init__(self) -> None:
         self.attempts: list[AttemptState] = []
+        self._banner: dict[str, bool] = {}
 
     @property
     def current(self) -> AttemptState:
@@ -59,9 +65,10 @@ class AttemptTracker:
 
     def feed(self, line: LogLine) -> int:
         """Assign `line` to an attempt, opening a new one at a boundary."""
-        if not self.attempts:
+        attempts = self.attempts
+        if not attempts:
             self._new(line)
-        att = self.current
+        att = attempts[-1]
         text = line.text
         if line.invocation and line.ident != "kernel":
             if att.invocation and att.invocation != line.invocation:
@@ -70,15 +77,25 @@ class AttemptTracker:
         if _is_manager(line):
             self._manager(att, line, text)
         else:
-            if att.closed or (_BANNER.search(text) and (att.error_seen or att.outcome)):
+            if att.closed or ((att.error_seen or att.outcome) and self._is_banner(text)):
                 att = self._new(line)
             att.content = True
-        att = self.current
+        att = attempts[-1]
         att.last_lineno = line.lineno
         if line.ts:
             att.ended = line.ts
             att.started = att.started or line.ts
         return att.index
+
+    def _is_banner(self, text: str) -> bool:
+        if len(text) > self.BANNER_TEXT:
+            return _BANNER.search(text) is not None
+        seen = self._banner.get(text)
+        if seen is None:
+            if len(self._banner) >= self.BANNERS_SEEN:
+                self._banner.clear()
+            seen = self._banner[text] = _BANNER.search(text) is not None
+        return seen
 
     def _manager(self, att: AttemptState, line: LogLine, text: str) -> None:
         same_invocation = line.invocation is not None and line.invocation == att.invocation

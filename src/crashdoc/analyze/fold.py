@@ -57,11 +57,20 @@ class _Template:
     routes: bytes
     """The builder's route_code after each line of the run."""
     trace: Trace
-    at: dict[int, int]
-    """id() of a line of the run -> its position."""
-    lines: tuple[LogLine, ...]
-    """The run's own lines (they keep the ids in `at` alive)."""
+    plan: tuple[_StackPlan, ...]
+    """Where each stack's lines are in the run: a copy's Trace takes its own lines from the same positions."""
     closer: Key | None
+
+
+_Pos = int | None
+
+
+@dataclass(frozen=True, slots=True)
+class _StackPlan:
+    frames: tuple[tuple[_Pos, _Pos], ...]
+    """Positions of each frame's line and code line."""
+    lines: tuple[int, ...]
+    header: _Pos
 
 
 @dataclass
@@ -106,8 +115,12 @@ class Folder:
         stream = line.stream
         cp = self.copies.get(stream)
         if cp is not None:
-            n, k = len(cp.lines), key(line)
-            alive = [t for t in cp.templates if n < len(t.keys) and t.keys[n] == k]
+            n, k, templates = len(cp.lines), key(line), cp.templates
+            if len(templates) == 1:  # (the usual case: no list built per line)
+                keys = templates[0].keys
+                alive = templates if n < len(keys) and keys[n] == k else []
+            else:
+                alive = [t for t in templates if n < len(t.keys) and t.keys[n] == k]
             if alive:
                 cp.templates = alive
                 cp.lines.append(line)
@@ -211,25 +224,27 @@ class Folder:
         refs = [ln for s in trace.stacks for ln in (s.header, *s.lines, *(x for f in s.frames for x in (f.line, f.code_line)))]
         if any(ln is not None and id(ln) not in at for ln in refs):
             return  # a line the builder made or took from elsewhere: not a function of this stream's lines
+
+        def pos(ln: LogLine | None) -> _Pos:
+            return None if ln is None else at[id(ln)]
+
+        plan = tuple(_StackPlan(tuple((pos(f.line), pos(f.code_line)) for f in s.frames), tuple(at[id(ln)] for ln in s.lines),
+                                pos(s.header)) for s in trace.stacks)
         if any(text_before_header(ln) is not None for ln in rec.lines):
             return  # a message before the header is a line of its own to the analysis
         keys = tuple(key(ln) for ln in rec.lines)
         same = self.templates.setdefault(keys[0], [])
         if len(same) < PER_HEADER and all(t.keys != keys for t in same):
-            same.append(_Template(keys, bytes(rec.routes), trace, at, tuple(rec.lines), rec.closer))
+            same.append(_Template(keys, bytes(rec.routes), trace, plan, rec.closer))
             self.stats.templates += 1
 
 
 def _remap(t: _Template, lines: list[LogLine]) -> Trace:
     """The template's Trace with the copy's lines in place of its own."""
-    at = t.at
-
-    def m(ln: LogLine | None) -> LogLine | None:
-        return None if ln is None else lines[at[id(ln)]]
-
     stacks = []
-    for s in t.trace.stacks:
-        frames = tuple(Frame(f.path, f.lineno, f.func, f.code, m(f.line), m(f.code_line)) for f in s.frames)
-        stacks.append(Stack(s.exc_type, s.message, frames, tuple(lines[at[id(ln)]] for ln in s.lines), s.link,
-                            s.truncated, m(s.header)))
+    for s, plan in zip(t.trace.stacks, t.plan):
+        frames = tuple(Frame(f.path, f.lineno, f.func, f.code, None if a is None else lines[a], None if b is None else lines[b])
+                       for f, (a, b) in zip(s.frames, plan.frames))
+        header = None if plan.header is None else lines[plan.header]
+        stacks.append(Stack(s.exc_type, s.message, frames, tuple(map(lines.__getitem__, plan.lines)), s.link, s.truncated, header))
     return Trace(lines[0].stream, tuple(stacks), t.trace.intro, t.trace.kind)

@@ -100,8 +100,9 @@ class Analysis:
             self.attempt_now = att
             self._close_all()  # a traceback never spans a restart
         if folder is not None and folder.take(line, att):  # a line of a repeated traceback: it only counts
-            for trace in self.builder.incidents.feed(line, True):
-                self._trace(trace)
+            if self.builder.incidents.open is not None:  # (a taken line only ever closes an open incident)
+                for trace in self.builder.incidents.feed(line, True):
+                    self._trace(trace)
             if "Traceback (most recent call last)" in line.text:
                 self.tracker.mark_error()
             return

@@ -122,7 +122,7 @@ class LineParser:
                                tpl.ts, tpl.host, tpl.ident, tpl.unit, tpl.invocation, tpl.loc, tpl.stream,
                                tpl.engine_prefixed, tpl.outer, tpl.fmt)
         f: dict[str, Any] = {}
-        text = strip(clean(raw), f)
+        text = strip(raw if plain else clean(raw), f)  # (a plain line is clean: no ANSI, no control, no CR)
         line = build_line(lineno, raw, text, f)
         if plain and f.get("final") and raw.endswith(text) and len(text) < len(raw):
             prefix = raw[: len(raw) - len(text)]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from crashdoc.parse.errors import QUIET_LEVELS
 from crashdoc.parse.formats import scan_patterns
@@ -185,13 +185,26 @@ def line_level(line: bytes) -> tuple[str | None, int]:
     `2025-...Z  WARN router: ...`, `INFO:     127.0.0.1 ...`, `level=info`, `NCCL INFO`, glog's `I1124 06:00:08`;
     for a JSON record (journal export, docker json-file) the head of its message field.
     """
-    lo = 0
-    if is_record(line):
-        m = _MESSAGE_KEY.search(line)
-        if m is None:
-            return None, 0
-        lo = m.end()
-    m = _LEVEL.search(line, lo, lo + LEVEL_WINDOW)
+    if not is_record(line):
+        return _head_level(line[:LEVEL_WINDOW].translate(_DIGITS_AS_ZERO))
+    m = _MESSAGE_KEY.search(line)
+    if m is None:
+        return None, 0
+    return _level_at(_LEVEL.search(line, m.end(), m.end() + LEVEL_WINDOW))
+
+
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+@lru_cache(maxsize=4096)
+def _head_level(head: bytes) -> tuple[str | None, int]:
+    """line_level of a text line's head with every digit read as 0: the same answer as for the head itself, since
+    _LEVEL reads a digit only as `\\d`. The lines of an error-dense log differ mostly in their digits (timestamps,
+    pids), so a crash loop's heads repeat, and each distinct one is searched once."""
+    return _level_at(_LEVEL.search(head))
+
+
+def _level_at(m: re.Match[bytes] | None) -> tuple[str | None, int]:
     if m is None:
         return None, 0
     word = m.group(1) or m.group(2)

@@ -109,7 +109,7 @@ def _outer(s: str, f: dict[str, Any]) -> str:
 def strip(s: str, f: dict[str, Any]) -> str:
     """The whole ladder on one cleaned line: outer wrappers, then engine prefixes and logger headers."""
     text = inner(_outer(s, f), f)
-    m = _REPEATED.search(text)
+    m = _REPEATED.search(text) if "[repeated " in text else None
     if m:  # Ray's log deduplication suffix
         text = text[: m.start()]
     return text
