@@ -1,0 +1,64 @@
+"""Which of several regexes may match a text, in one hyperscan pass: the caller then runs the Python regexes of
+those only (each Python search over a line costs microseconds; a hundred of them per error line made 16 MB of
+distinct error lines take minutes, issue 12).
+
+The answer may say "maybe" where Python's regex would not match (the caller's own search decides), never "no"
+where it would: it answers only for ASCII text (hyperscan's `\\w`, `\\b` and `(?i)` are ASCII, Python's are
+Unicode), the database is multi-line (`^`/`$` also match at inner line ends: a superset), and a pattern
+hyperscan cannot compile is always a candidate. Used by the knowledge base (kb/prefilter.py: which rules) and by
+the error-format table (parse/formats.py: which line rows)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+
+
+class PatternSet:
+    """One hyperscan database of (scanner pattern, id) pairs; ids in `always` are candidates whatever the text."""
+
+    def __init__(self, exprs: tuple[tuple[str, int], ...], always: frozenset[int] = frozenset()) -> None:
+        self.always = always
+        self.db: object = None
+        self._local = threading.local()
+        if not hyperscan_available() or not exprs:
+            return
+        stats = ScanStats()
+        try:
+            self.db = compiled_database(exprs, stats)
+        except Exception:  # NOTE: an accelerator only: without it every id is a candidate
+            self.db = None
+            return
+        skipped = set(stats.skipped_patterns)
+        self.always = always | {i for p, i in exprs if p in skipped}
+
+    def candidates(self, *texts: str) -> frozenset[int] | None:
+        """The ids whose pattern may match one of *texts* (each searched on its own), or None when every id must
+        be tried (no database, or a text that is not ASCII)."""
+        db = self.db
+        if db is None:
+            return None
+        for t in texts:
+            if not t.isascii():
+                return None
+        try:
+            scratch, found, on_match = self._local.state
+        except AttributeError:  # hyperscan's scratch space is per thread (a fleet diagnoses hosts in threads)
+            scratch, found, on_match = self._local.state = self._state(db)
+        found.clear()
+        for text in texts:
+            if text:
+                db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return self.always.union(found) if found else self.always
+
+    @staticmethod
+    def _state(db: object) -> tuple[object, set[int], Callable[[int, int, int, int, object], None]]:
+        found: set[int] = set()
+        add = found.add
+
+        def on_match(ident: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
+            add(ident)
+
+        return new_scratch(db), found, on_match
