@@ -35,8 +35,8 @@ class PatternSet:
         self.always = always | {i for p, i in exprs if p in skipped}
 
     def candidates(self, *texts: str) -> frozenset[int] | None:
-        """The ids whose pattern may match one of *texts* (each searched on its own), or None when every id must
-        be tried (no database, or a text that is not ASCII)."""
+        """The ids whose pattern may match one of *texts* (as if each were searched on its own), or None when every
+        id must be tried (no database, or a text that is not ASCII)."""
         db = self.db
         if db is None:
             return None
@@ -48,9 +48,12 @@ class PatternSet:
         except AttributeError:  # hyperscan's scratch space is per thread (a fleet diagnoses hosts in threads)
             scratch, found, on_match = self._local.state = self._state(db)
         found.clear()
-        for text in texts:
-            if text:
-                db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        # NOTE: the texts in one scan, a newline between them: a pattern that matches one of them matches there
+        # too (`^`/`$` hold at the newline in a multi-line database); a match across the newline only adds a
+        # candidate. One call instead of one per text: the call costs more than the bytes.
+        text = texts[0] if len(texts) == 1 else "\n".join(t for t in texts if t)
+        if text:
+            db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         return self.always.union(found) if found else self.always
 
     @staticmethod
