@@ -3,17 +3,22 @@ those only (each Python search over a line costs microseconds; a hundred of them
 distinct error lines take minutes, issue 12).
 
 The answer may say "maybe" where Python's regex would not match (the caller's own search decides), never "no"
-where it would: it answers only for ASCII text (hyperscan's `\\w`, `\\b` and `(?i)` are ASCII, Python's are
-Unicode), the database is multi-line (`^`/`$` also match at inner line ends: a superset), and a pattern
-hyperscan cannot compile is always a candidate. Used by the knowledge base (kb/prefilter.py: which rules) and by
-the error-format table (parse/formats.py: which line rows)."""
+where it would: it answers only for ASCII text without the separators \\x1c-\\x1f (hyperscan's `\\w`, `\\b`,
+`\\s` and `(?i)` are ASCII, Python's are Unicode, and Python's `\\s` takes those separators), the database is
+multi-line (`^`/`$` also match at inner line ends: a superset), and a pattern hyperscan cannot compile is
+always a candidate. Used by the knowledge base (kb/prefilter.py: which rules) and by the error-format table
+(parse/formats.py: which header and line rows)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+
+_UNSEEN = re.compile("[\x1c-\x1f]")
+"""ASCII that Python's `\\s` matches and hyperscan's does not (the file, group, record and unit separators)."""
 
 
 class PatternSet:
@@ -41,7 +46,7 @@ class PatternSet:
         if db is None:
             return None
         for t in texts:
-            if not t.isascii():
+            if not t.isascii() or (not t.isprintable() and _UNSEEN.search(t) is not None):
                 return None
         try:
             scratch, found, on_match = self._local.state
