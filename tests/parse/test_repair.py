@@ -101,6 +101,12 @@ UNTOUCHED = [
                  id="a-count-is-no-line-number"),
     pytest.param('  File "/a.py", line 1, in f\n> File "/b.py", line 2, in g\n    x()\n', id="loguru-frame-marker"),
     pytest.param("- name: vllm\n- port: 8000\n", id="a-yaml-list-is-no-markdown-list-of-log-lines"),
+    # lines of one length (>= 80) followed by lines no terminal cut gives: an indented code line, a bracket
+    # right after a non-blank (a log prefix), an exception line of its own
+    pytest.param("".join(f"/srv/app/torch_{i}.py:83: FutureWarning: `ReduceOp` is deprecated, use ReduceOp.SUM {i:03d}\n"
+                         f"  if hasattr(value, '__dict__'):\n" for i in range(4)), id="equal-lengths-then-code"),
+    pytest.param("".join(f"RuntimeError: shard {i:03d} lost its stream while the engine was draining the queue 9f1c\n"
+                         f"(Worker_TP{i} pid=7) ok\nValueError: {i}\n" for i in range(4)), id="equal-lengths-then-prefix"),
 ]
 
 

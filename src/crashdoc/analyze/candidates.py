@@ -162,6 +162,24 @@ _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
 
 
+_EMBEDDED_ENDS = ("Error: ", "Exception: ", "Failure: ", "Fault: ")
+
+
+def _may_embed(text: str) -> bool:
+    """Whether `_EMBEDDED` can find a name after the text's start: each match takes one of _EMBEDDED_ENDS, so
+    with one in all and a match at the start that takes it, there is none after (a line's own `XError: ...`;
+    the search tries every position, a few µs a line, the counts are one C pass each)."""
+    n = 0
+    for end in _EMBEDDED_ENDS:
+        n += text.count(end)
+        if n > 1:
+            return True
+    if n == 0:
+        return False
+    m = _EMBEDDED.match(text)
+    return m is None or m.start(1) > 0
+
+
 def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     """A wrapper whose text goes on to state the error it wraps yields to that error: a consequence rule or no
     rule on `X failed: ValueError: ...`, `backend='inductor' raised:` + `RuntimeError: ...`, or a consequence's
@@ -174,7 +192,7 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     at = text.find(head) if head and not is_cause else -1
     if at >= 0:
         parts.append(text[at + len(head):])
-    for m in _EMBEDDED.finditer(text):
+    for m in _EMBEDDED.finditer(text) if _may_embed(text) else ():
         if m.start(1) > 0:
             parts.append(text[m.start(1):m.start(1) + EMBEDDED_SPAN])
         if len(parts) >= EMBEDDED_MAX:  # a line of thousands of `XError: ` must not cost thousands of full scans

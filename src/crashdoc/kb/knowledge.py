@@ -19,6 +19,7 @@ from crashdoc.kb.loader import (
 )
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
 from crashdoc.kb.scan import exception_pattern, to_scan_pattern
+from crashdoc.parse.exceptions import last_component
 
 if TYPE_CHECKING:
     from crashdoc.kb.loader import Location
@@ -102,8 +103,12 @@ class KnowledgeBase:
         # over every rule that skips the others costs ~500 steps per error line
         rules = self.rules
         order = range(len(rules)) if maybe is None else sorted(maybe)
+        last = last_component(exc)
         for i in order:
-            found = rules[i].match(exc, message or "", line or "", frames)
+            rule = rules[i]
+            if (rule.frames and not frames) or (rule.exceptions and last not in rule.exceptions):
+                continue  # what Rule.match refuses first, without the call (most always-tried rules, most lines)
+            found = rule.match(exc, message or "", line or "", frames)
             if found is not None:
                 return found
         return None

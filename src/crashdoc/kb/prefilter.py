@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from crashdoc.kb.model import Rule
 from crashdoc.kb.scan import to_scan_pattern
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+from crashdoc.parse.patternset import PatternSet
 from crashdoc.regex import Regex
 
 Plan = tuple[tuple[tuple[str, int], ...], frozenset[int]]
@@ -38,48 +39,13 @@ def plan(rules: Sequence[Rule]) -> Plan:
     return tuple(exprs), frozenset(always)
 
 
-class Prefilter:
-    """One hyperscan database of every rule regex, its id the rule's index."""
+class Prefilter(PatternSet):
+    """One hyperscan database of every rule regex, its id the rule's index (parse/patternset.py)."""
 
     def __init__(self, rules: Sequence[Rule], planned: Plan | None = None) -> None:
         """*planned*: `plan(rules)` when it is known already (from the cache)."""
-        self.always: frozenset[int] = frozenset()
-        self.db: object = None
-        self._local = threading.local()
-        if not hyperscan_available():
-            return
         exprs, fixed = planned if planned is not None else plan(rules)
-        always = set(fixed)
-        if not exprs:
-            return  # no rule has a regex: nothing to filter
-        stats = ScanStats()
-        try:
-            self.db = compiled_database(exprs, stats)
-        except Exception:  # NOTE: an accelerator only: without it every rule is tried, as without hyperscan
-            self.db = None
-            return
-        # a pattern hyperscan could not compile leaves its rule to be tried every time
-        skipped = set(stats.skipped_patterns)
-        always |= {i for p, i in exprs if p in skipped}
-        self.always = frozenset(always)
-
-    def candidates(self, *texts: str) -> frozenset[int] | None:
-        """The indexes of the rules that may match one of *texts* (each searched on its own, as the rules search
-        them: `^` and `$` keep their meaning), or None when every rule must be tried."""
-        if self.db is None or not all(t.isascii() for t in texts):
-            return None
-        found: set[int] = set(self.always)
-
-        def on_match(ident: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
-            found.add(ident)
-
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:  # hyperscan's scratch space is per thread (a fleet diagnoses hosts in threads)
-            scratch = self._local.scratch = new_scratch(self.db)
-        for text in texts:
-            if text:
-                self.db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
-        return frozenset(found)
+        super().__init__(exprs, fixed)
 
 
 _LONG_REPEAT = Regex(r"(?<!\\)\{(\d+),\d{3,}\}")

@@ -38,7 +38,7 @@ def is_error_line(line: LogLine) -> bool:
     if line.level in QUIET_LEVELS:
         return False
     text = line.text.strip()
-    fmt = line_format(text)
-    if fmt is not None and fmt.level in ERROR_LEVELS:
+    if bare_exception(text)[0] is not None:  # (first: cached, and cheaper than the table's rows)
         return True
-    return bare_exception(text)[0] is not None
+    fmt = line_format(text)
+    return fmt is not None and fmt.level in ERROR_LEVELS

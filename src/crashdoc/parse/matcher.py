@@ -177,8 +177,10 @@ def _compiled(
     return db
 
 
-KEEP = 8
-"""Hyperscan databases kept (the newest): one per distinct set of patterns (rule directories, versions)."""
+KEEP = 16
+"""Hyperscan databases kept (the newest): one per distinct set of patterns (rule directories, versions). One
+diagnosis uses up to seven (block scanner for text and for JSON lines, rule matcher, rule prefilter, value gate,
+format table's header and line rows): eight would make two checkouts or a user rules directory recompile."""
 
 
 def _prune(d: Path) -> None:

@@ -8,7 +8,9 @@ Logs reach crashdoc pasted, wrapped and re-encoded. Each repair names the damage
   N ...\\nRuntimeError: ...`): one line per piece, each with the line's prefix; a JSON record's multi-line
   message: one record per line;
 - lines hard-wrapped at a fixed width by a terminal or viewer: several lines of exactly the same length (at
-  least 80) followed by a fragment with no prefix of its own are joined when the join parses;
+  least 80) followed by a fragment with no prefix of its own are joined when the join parses and the cut falls
+  where a terminal's does (inside a word or token, or at a blank: equal lengths alone are no evidence, a log of
+  fixed-width records has them everywhere);
 - Markdown quote markers (`> `) on two or more consecutive lines, Markdown list bullets (`* `) in front of log
   lines that carry a prefix, and numbered lines (`12 | text`, `12: text`) numbered consecutively: the marker,
   bullet or number is removed.
@@ -217,17 +219,22 @@ class Repairer(Generic[P]):
             return False  # not the next line; it starts as the line before does (the same prefix)
         if data[:1] == b"{" and held.piece.data.rstrip()[-1:] == b"}" or is_record(data) and is_record(held.piece.data):
             return False  # two records (journal records of one shape often have one length)
+        if not _cut_inside(held.piece.data[-1:], data[:2]):
+            return False  # equal lengths alone are no wrap: the cut must fall where a terminal's would
         raw = _text(data)
         if _GAP in raw or "\u2500" <= raw.lstrip()[:1] <= "\u257f":
             return False  # an excerpt's marker of missing text; a box drawn at the width (rich's tracebacks)
+        if "Traceback" in raw or bare_exception(raw.strip())[0]:
+            return False  # a line of its own (checked before the prefix parse below, which costs more)
         prefix, text, fields = _prefix_and_text(raw)
         if prefix or fields or _FRAME_LINE.match(text) or "Traceback" in text or bare_exception(text.strip())[0]:
             return False  # a line of its own
         if line_format(text) is not None or block_format(text) is not None:
             return False
-        before = _prefix_and_text(_text(held.piece.data))[1]
-        if _FRAME_LINE.match(before):  # a frame's line is cut inside its path or its function name
-            return raw[:1] not in " \t" and bool(_FRAME_LINE.match(before + raw))
+        if b'File "' in held.piece.data:
+            before = _prefix_and_text(_text(held.piece.data))[1]
+            if _FRAME_LINE.match(before):  # a frame's line is cut inside its path or its function name
+                return raw[:1] not in " \t" and bool(_FRAME_LINE.match(before + raw))
         return True
 
     def _out(self, held: P, nxt: bytes | None) -> list[P]:
@@ -271,6 +278,25 @@ class Repairer(Generic[P]):
         numbered = self.number == num - 1 or (nxt is not None and int(nxt.group(1)) == num + 1)
         self.number = num
         return raw[n.end():] if numbered else raw
+
+
+_OPENERS = frozenset(b"([{<")
+
+
+def _cut_inside(last: bytes, head: bytes) -> bool:
+    """Whether a line ending in `last` and the next one starting with `head` (its first two bytes) look like a
+    line a terminal cut in two: inside a word or token (`...memo` / `ry`, `/opt/conda/` / `lib`), or at a blank
+    (kept at the end of the first piece or at the start of the second). Not a cut: the next line indented (two
+    blanks: a code line, a continuation of its own) or opening a bracket right after a non-blank (`(Worker_TP3
+    pid=7) ...`, `[rank0]: ...`: a log prefix; a cut rarely falls just before a bracket)."""
+    if not last or not head:
+        return False
+    if last in (b" ", b"\t"):
+        return True
+    first = head[0]
+    if first in b" \t":
+        return head[1:2] not in (b" ", b"\t")
+    return first not in _OPENERS
 
 
 def repair(lines: Iterable[P]) -> Iterator[P]:
