@@ -10,7 +10,6 @@ import marshal
 from collections.abc import Sequence
 
 from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
-from crashdoc.parse.literals import alternatives, necessary_literals
 
 
 def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
@@ -53,6 +52,8 @@ LITERALS_VERSION = 9
 
 
 def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
+    from crashdoc.parse.literals import alternatives, necessary_literals  # NOTE: a start from the cache needs none
+
     out: dict[str, list[str]] = {}
     whole: set[str] = set()
     for p in patterns:
