@@ -19,7 +19,6 @@ state they would have met. A template is kept only when its Trace is made of its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Frame, Stack, Trace, TracebackBuilder, is_frame_line, text_before_header
@@ -40,47 +39,58 @@ def key(line: LogLine) -> Key:
     return (line.text, line.level, line.loc)
 
 
-@dataclass
 class FoldStats:
-    templates: int = 0
-    copies: int = 0
-    """Tracebacks rebuilt from a template."""
-    lines: int = 0
-    """Lines taken by copies (not read by the traceback builder)."""
-    replayed: int = 0
-    """Copies that differed from their template (read by the builder after all)."""
+    """What the fold did. (The fold's records are plain classes with slots: a start defines no dataclass here.)"""
+
+    __slots__ = ("templates", "copies", "lines", "replayed")
+
+    def __init__(self) -> None:
+        self.templates = 0
+        self.copies = 0
+        """Tracebacks rebuilt from a template."""
+        self.lines = 0
+        """Lines taken by copies (not read by the traceback builder)."""
+        self.replayed = 0
+        """Copies that differed from their template (read by the builder after all)."""
 
 
-@dataclass
 class _Template:
-    keys: tuple[Key, ...]
-    routes: bytes
-    """The builder's route_code after each line of the run."""
-    trace: Trace
-    at: dict[int, int]
-    """id() of a line of the run -> its position."""
-    lines: tuple[LogLine, ...]
-    """The run's own lines (they keep the ids in `at` alive)."""
-    closer: Key | None
+    __slots__ = ("keys", "routes", "trace", "at", "lines", "closer")
+
+    def __init__(self, keys: tuple[Key, ...], routes: bytes, trace: Trace, at: dict[int, int],
+                 lines: tuple[LogLine, ...], closer: Key | None) -> None:
+        self.keys = keys
+        self.routes = routes
+        """The builder's route_code after each line of the run."""
+        self.trace = trace
+        self.at = at
+        """id() of a line of the run -> its position."""
+        self.lines = lines
+        """The run's own lines (they keep the ids in `at` alive)."""
+        self.closer = closer
 
 
-@dataclass
 class _Recording:
-    stream: str
-    state: object
-    lines: list[LogLine] = field(default_factory=list)
-    routes: bytearray = field(default_factory=bytearray)
-    valid: bool = True
-    trace: Trace | None = None
-    closer: Key | None = None
+    __slots__ = ("stream", "state", "lines", "routes", "valid", "trace", "closer")
+
+    def __init__(self, stream: str, state: object, lines: list[LogLine], routes: bytearray) -> None:
+        self.stream = stream
+        self.state = state
+        self.lines = lines
+        self.routes = routes
+        self.valid = True
+        self.trace: Trace | None = None
+        self.closer: Key | None = None
 
 
-@dataclass
 class _Copy:
-    templates: list[_Template]
-    """The templates whose first lines the copy's lines are (their builder states are the same so far)."""
-    lines: list[LogLine]
-    attempt: int
+    __slots__ = ("templates", "lines", "attempt")
+
+    def __init__(self, templates: list[_Template], lines: list[LogLine], attempt: int) -> None:
+        self.templates = templates
+        """The templates whose first lines the copy's lines are (their builder states are the same so far)."""
+        self.lines = lines
+        self.attempt = attempt
 
 
 class Folder:

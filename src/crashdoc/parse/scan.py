@@ -15,7 +15,6 @@ import sys
 import threading
 from array import array
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from crashdoc.parse.blocks import (
@@ -260,19 +259,22 @@ class Scanner:
         st.pending = win.owed
 
 
-@dataclass(frozen=True, slots=True)
 class _Hot:
-    """What `Scanner._judge` found in a block."""
+    """What `Scanner._judge` found in a block (a plain class: a start defines no dataclass for it)."""
 
-    starts: list[int]
-    """Offsets of the lines with an accepted hit, in order."""
-    index: list[int]
-    """Their line indexes in the block."""
-    masks: dict[int, int]
-    """Line index -> the classes that made it hot."""
-    events: list[tuple[int, int, int]]
-    """(line index, lines before, lines after) of each accepted hit, in hit order."""
-    lines: int
+    __slots__ = ("starts", "index", "masks", "events", "lines")
+
+    def __init__(self, starts: list[int], index: list[int], masks: dict[int, int], events: list[tuple[int, int, int]],
+                 lines: int) -> None:
+        self.starts = starts
+        """Offsets of the lines with an accepted hit, in order."""
+        self.index = index
+        """Their line indexes in the block."""
+        self.masks = masks
+        """Line index -> the classes that made it hot."""
+        self.events = events
+        """(line index, lines before, lines after) of each accepted hit, in hit order."""
+        self.lines = lines
 
 
 @functools.cache
