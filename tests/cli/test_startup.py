@@ -33,6 +33,7 @@ NOT_FOR_A_FILE = (
     "concurrent.futures", "logging",  # the scan's thread pool: an input of one block is scanned on the reading thread
     "crashdoc.model_service",  # a service's unit facts, state and history: a file has none
     "crashdoc.parse.literals",  # the rule-literal analysis: its plan comes from the cache
+    "crashdoc.kb.inventory",  # the engines' message inventory: only for an error no rule knows
 )
 
 
