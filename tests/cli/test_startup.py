@@ -30,6 +30,10 @@ NOT_FOR_A_FILE = (
     "crashdoc.kb.schema", "crashdoc.kb.redos",  # rule validation: the rules come from the cache
     "crashdoc.sources.container", "crashdoc.transport", "subprocess",  # hosts, units and containers
     "crashdoc.envdoctor", "crashdoc.fleet", "crashdoc.history", "crashdoc.evaluate", "crashdoc.investigate.unit",
+    "concurrent.futures", "logging",  # the scan's thread pool: an input of one block is scanned on the reading thread
+    "crashdoc.model_service",  # a service's unit facts, state and history: a file has none
+    "crashdoc.parse.literals",  # the rule-literal analysis: its plan comes from the cache
+    "crashdoc.kb.inventory",  # the engines' message inventory: only for an error no rule knows
 )
 
 
@@ -81,3 +85,22 @@ def test_a_command_alone_parses_as_in_the_whole_parser() -> None:
     assert _command(["--traceback", "diagnose", "x.log"]) == "diagnose"
     assert _command(["--help", "diagnose"]) is None and _command(["watch", "x"]) is None and _command([]) is None
     assert {"watch", "run", "fix"} <= set(whole)
+
+
+def test_the_model_names_its_service_parts_when_asked() -> None:
+    """crashdoc.model defines what every diagnosis holds; a service's parts (crashdoc.model_service) are named by
+    it when first asked for: the same classes, and a name that is neither is an AttributeError."""
+    import crashdoc.model as model
+    import crashdoc.model_service as service
+
+    for name in ("Section", "UnitFacts", "LastFailure", "State", "PastIncident", "History"):
+        assert getattr(model, name) is getattr(service, name)
+    from crashdoc.model import History, State  # the import statement goes through the same lookup
+
+    assert History is service.History and State is service.State
+    try:
+        model.NoSuchThing  # type: ignore[attr-defined]  # noqa: B018
+    except AttributeError as exc:
+        assert "NoSuchThing" in str(exc)
+    else:
+        raise AssertionError("an unknown name of crashdoc.model did not raise AttributeError")

@@ -74,6 +74,33 @@ def test_every_pattern_has_a_positive_example() -> None:
     assert all(any(secrets for _, secrets in p.examples) for p in patterns())
 
 
+def test_a_patterns_needs_hold_for_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`needs` lets a string skip a pattern (nothing compiled): sound only when every match contains one of them.
+    The pattern's own necessary literals (parse/literals.py, any length) say so: each contains one of `needs`."""
+    import crashdoc.parse.literals as literals
+
+    monkeypatch.setattr(literals, "MIN_LEN", 1)
+    for p in patterns():
+        if not p.needs:
+            continue
+        caseless = bool(p.regex.flags & re.IGNORECASE)
+        assert not caseless or all(n == n.lower() for n in p.needs), p.kind
+        lits = literals.necessary_literals(p.regex.pattern)
+        assert lits is not None, f"{p.kind}: no literal every match holds, so no `needs` can be checked"
+        for lit in lits.strings:
+            assert any(n in (lit.lower() if caseless else lit) for n in p.needs), f"{p.kind}: {lit!r} holds none of {p.needs}"
+
+
+def test_needs_skip_only_what_cannot_match() -> None:
+    """A string without the needed text is left as it is; a caseless pattern's non-ASCII string is always searched
+    (`ſ` folds to `s`), and one with the text is redacted."""
+    cred = next(p for p in patterns() if p.kind == "credential")
+    assert not cred.possible("nothing to see here") and cred.possible("MY_SECRET=x") and cred.possible("ſ")
+    assert Redactor().text("db PASSWORD = hunter2hunter2") != "db PASSWORD = hunter2hunter2"
+    hidden = "db paſſword = hunter2hunter2"  # re.IGNORECASE matches `ſ` as `s`: the skip must not hide it
+    assert Redactor().text(hidden) == re.sub(r"(?<== )hunter2hunter2", "<redacted:credential:1>", hidden)
+
+
 @pytest.fixture
 def log(tmp_path: Path) -> Path:
     path = tmp_path / "secrets.log"

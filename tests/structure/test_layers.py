@@ -9,7 +9,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "crashdoc"
 
 #: the pipeline's stages in order; a module may import its own stage and earlier ones, never a later one
 STAGES = [
-    {"__init__", "errors", "status", "model", "datafile", "cachedir", "regex"},
+    {"__init__", "errors", "status", "model", "model_service", "datafile", "cachedir", "regex"},
     {"transport"},
     {"sources"},
     {"parse"},

@@ -7,8 +7,6 @@ engine's start banner after the previous attempt already failed or ended.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.systemd import interpret
 from crashdoc.regex import Regex
@@ -19,22 +17,26 @@ _BANNER = Regex(
 )
 
 
-@dataclass
 class AttemptState:
-    """An attempt being read (mutable; frozen into model.Attempt at the end)."""
+    """An attempt being read (mutable; frozen into model.Attempt at the end). A plain class: a start defines no
+    dataclass for it."""
 
-    index: int
-    first_lineno: int
-    last_lineno: int
-    started: str | None = None
-    ended: str | None = None
-    outcome: str | None = None
-    exit_status: str | None = None
-    invocation: str | None = None
-    closed: bool = False
-    content: bool = False
-    error_seen: bool = False
-    gave_up: bool = False
+    __slots__ = ("index", "first_lineno", "last_lineno", "started", "ended", "outcome", "exit_status", "invocation",
+                 "closed", "content", "error_seen", "gave_up")
+
+    def __init__(self, index: int, first_lineno: int, last_lineno: int, started: str | None = None) -> None:
+        self.index = index
+        self.first_lineno = first_lineno
+        self.last_lineno = last_lineno
+        self.started = started
+        self.ended: str | None = None
+        self.outcome: str | None = None
+        self.exit_status: str | None = None
+        self.invocation: str | None = None
+        self.closed = False
+        self.content = False
+        self.error_seen = False
+        self.gave_up = False
 
 
 def _is_manager(line: LogLine) -> bool:

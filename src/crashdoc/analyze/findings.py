@@ -4,13 +4,16 @@ and the one-line summary across attempts."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from crashdoc.analyze.attempts import AttemptState
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
 from crashdoc.analyze.rank import Group
-from crashdoc.kb.inventory import Known, category_advice, lookup
 from crashdoc.model import Attempt, Evidence, Finding, Fix, Where
 from crashdoc.parse.traceback import Frame
+
+if TYPE_CHECKING:
+    from crashdoc.kb.inventory import Known
 
 MAX_EVIDENCE = 14
 
@@ -72,6 +75,8 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
         category, rule, explanation = m.category, m.rule.id, m.explanation
     elif (known := _known_message(c)) is not None:
+        from crashdoc.kb.inventory import category_advice
+
         fix, category, rule = Fix(category_advice(known.category)), known.category, None
         explanation = (f"No rule knows this error, but {known.project}'s own source raises it ({known.file}:{known.line}:"
                        f" \"{known.template[:160]}\"), and crashdoc's message inventory labels that message "
@@ -96,6 +101,8 @@ def _known_message(c: Candidate) -> Known | None:
     """The engines' message inventory on an error no rule knows (a traceback's exception or an error line)."""
     if c.role != "unknown" or c.kind == "truncated":
         return None
+    from crashdoc.kb.inventory import lookup  # NOTE: the message inventory is read only for an error no rule knows
+
     text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
     return lookup(text.split("\n")[0][:2000])
 

@@ -19,7 +19,6 @@ state they would have met. A template is kept only when its Trace is made of its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.traceback import Frame, Stack, Trace, TracebackBuilder, is_frame_line, text_before_header
@@ -40,56 +39,69 @@ def key(line: LogLine) -> Key:
     return (line.text, line.level, line.loc)
 
 
-@dataclass
 class FoldStats:
-    templates: int = 0
-    copies: int = 0
-    """Tracebacks rebuilt from a template."""
-    lines: int = 0
-    """Lines taken by copies (not read by the traceback builder)."""
-    replayed: int = 0
-    """Copies that differed from their template (read by the builder after all)."""
+    """What the fold did. (The fold's records are plain classes with slots: a start defines no dataclass here.)"""
+
+    __slots__ = ("templates", "copies", "lines", "replayed")
+
+    def __init__(self) -> None:
+        self.templates = 0
+        self.copies = 0
+        """Tracebacks rebuilt from a template."""
+        self.lines = 0
+        """Lines taken by copies (not read by the traceback builder)."""
+        self.replayed = 0
+        """Copies that differed from their template (read by the builder after all)."""
 
 
-@dataclass
 class _Template:
-    keys: tuple[Key, ...]
-    routes: bytes
-    """The builder's route_code after each line of the run."""
-    trace: Trace
-    plan: tuple[_StackPlan, ...]
-    """Where each stack's lines are in the run: a copy's Trace takes its own lines from the same positions."""
-    closer: Key | None
+    __slots__ = ("keys", "routes", "trace", "plan", "closer")
+
+    def __init__(self, keys: tuple[Key, ...], routes: bytes, trace: Trace, plan: tuple[_StackPlan, ...],
+                 closer: Key | None) -> None:
+        self.keys = keys
+        self.routes = routes
+        """The builder's route_code after each line of the run."""
+        self.trace = trace
+        self.plan = plan
+        """Where each stack's lines are in the run: a copy's Trace takes its own lines from the same positions."""
+        self.closer = closer
 
 
 _Pos = int | None
 
 
-@dataclass(frozen=True, slots=True)
 class _StackPlan:
-    frames: tuple[tuple[_Pos, _Pos], ...]
-    """Positions of each frame's line and code line."""
-    lines: tuple[int, ...]
-    header: _Pos
+    __slots__ = ("frames", "lines", "header")
+
+    def __init__(self, frames: tuple[tuple[_Pos, _Pos], ...], lines: tuple[int, ...], header: _Pos) -> None:
+        self.frames = frames
+        """Positions of each frame's line and code line."""
+        self.lines = lines
+        self.header = header
 
 
-@dataclass
 class _Recording:
-    stream: str
-    state: object
-    lines: list[LogLine] = field(default_factory=list)
-    routes: bytearray = field(default_factory=bytearray)
-    valid: bool = True
-    trace: Trace | None = None
-    closer: Key | None = None
+    __slots__ = ("stream", "state", "lines", "routes", "valid", "trace", "closer")
+
+    def __init__(self, stream: str, state: object, lines: list[LogLine], routes: bytearray) -> None:
+        self.stream = stream
+        self.state = state
+        self.lines = lines
+        self.routes = routes
+        self.valid = True
+        self.trace: Trace | None = None
+        self.closer: Key | None = None
 
 
-@dataclass
 class _Copy:
-    templates: list[_Template]
-    """The templates whose first lines the copy's lines are (their builder states are the same so far)."""
-    lines: list[LogLine]
-    attempt: int
+    __slots__ = ("templates", "lines", "attempt")
+
+    def __init__(self, templates: list[_Template], lines: list[LogLine], attempt: int) -> None:
+        self.templates = templates
+        """The templates whose first lines the copy's lines are (their builder states are the same so far)."""
+        self.lines = lines
+        self.attempt = attempt
 
 
 class Folder:

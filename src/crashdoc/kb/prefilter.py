@@ -14,7 +14,7 @@ import threading
 from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
-from crashdoc.kb.scan import to_scan_pattern
+from crashdoc.kb.scan import scan_form, to_scan_pattern
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
 from crashdoc.parse.patternset import PatternSet
 from crashdoc.regex import Regex
@@ -69,7 +69,9 @@ class Gate:
     def _database(self) -> object:
         if not self._built:  # NOTE: built on first use (a cached load from disk): start-up pays nothing
             self._built = True
-            converted = [to_scan_pattern(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
+            # NOTE: the patterns are the caller's regexes, which Python compiles (when it needs them): a gate
+            # answering from its cached database compiles none of them (hyperscan rejects what it cannot read)
+            converted = [scan_form(_LONG_REPEAT.sub(r"{\1,}", p)) for p in self.patterns]
             if hyperscan_available() and converted and all(p is not None for p in converted):
                 stats = ScanStats()
                 try:

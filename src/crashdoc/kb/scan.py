@@ -73,11 +73,19 @@ def unsupported_construct(regex: str) -> str | None:
     return _walk(regex)[1]
 
 
+def scan_form(regex: str) -> str | None:
+    """*regex* without named groups, or None when it has a construct the scanner cannot compile; unlike
+    `to_scan_pattern`, not compiled by Python: for a regex Python compiles as it is (a code constant), whose
+    scanner form only loses group names (a start then compiles nothing to get it)."""
+    pattern, bad = _walk(regex)
+    return None if bad else pattern
+
+
 @cache
 def to_scan_pattern(regex: str, ignore_case: bool = False) -> str | None:
     """Return *regex* without named groups (``(?i)`` prefixed if needed), or None to skip it."""
-    pattern, bad = _walk(regex)
-    if bad:
+    pattern = scan_form(regex)
+    if pattern is None:
         return None
     if ignore_case:
         pattern = "(?i)" + pattern

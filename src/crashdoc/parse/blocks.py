@@ -4,17 +4,21 @@ decoding anything."""
 
 from __future__ import annotations
 
+import queue
 import threading
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
-from crashdoc.parse.matcher import ScanStats
+from crashdoc.parse.matcher import Matcher, ScanStats
 
 MAX_LINE = 64 << 10
 """Longest line kept for parsing; the rest of a longer line is counted, not kept."""
 COUNT_PIECE = 1 << 16
 """Bytes per newline-count call."""
+SCAN_THREADS = 2
+"""Threads running the hyperscan pass over blocks at once (it releases the GIL: one per core of a small host)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,65 @@ def segments(
         put(chunk, lo, hi)
         carry = chunk[hi : hi + MAX_LINE]
         long_line = len(chunk) - hi > MAX_LINE
+
+
+def produce(stream: BinaryIO, block_size: int, stats: ScanStats, matcher: Matcher, q: queue.Queue[Any],
+            stop: threading.Event) -> None:
+    """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits)
+    segments on q, in input order, then None (or the exception that stopped the reading).
+
+    The first segment is scanned on this thread (its hits a `Scanned`): an input of one block, as most are,
+    starts no pool (and a start does not import concurrent.futures)."""
+    scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
+    pool: list[Any] = []  # [None] after the first segment, then [the ThreadPoolExecutor] from the second
+
+    def scan(data: bytes, lo: int, hi: int) -> array[int]:
+        try:  # one scratch per scan in flight (hyperscan's rule), made when a scan first needs it
+            scratch = scratches.get_nowait()
+        except queue.Empty:
+            scratch = matcher.new_scratch()
+        try:
+            with memoryview(data)[lo:hi] as view:
+                return matcher.packed_hits(view, lo, scratch)
+        finally:
+            scratches.put(scratch)
+
+    def put(data: bytes, lo: int, hi: int) -> None:
+        if not pool:
+            pool.append(None)
+            hits: Any = Scanned(scan(data, lo, hi))
+        else:
+            if pool[0] is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                pool[0] = ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="crashdoc-hs")
+            hits = pool[0].submit(scan, data, lo, hi)
+        while not stop.is_set():
+            try:
+                q.put((data, lo, hi, hits), timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+    try:
+        segments(stream, block_size, stats, put, stop)
+        q.put(None)
+    except BaseException as exc:
+        q.put(exc)
+    finally:
+        if pool and pool[0] is not None:
+            pool[0].shutdown()
+
+
+class Scanned:
+    """The hits of a segment scanned at once (what a done `Future` of them would give)."""
+
+    def __init__(self, hits: array[int]) -> None:
+        self.hits = hits
+
+    def result(self) -> array[int]:
+        """The hits."""
+        return self.hits
 
 
 def count_lines(data: bytes, lo: int, hi: int) -> int:

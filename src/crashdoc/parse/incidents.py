@@ -14,7 +14,6 @@ whole incident comes out as one Trace (kind `incident`) that the analysis classi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.lines import LogLine
@@ -59,14 +58,18 @@ def announced(lines: list[LogLine]) -> int | None:
     return next((i for i, ln in enumerate(lines) if i and _MARKED.search(ln.text)), None)
 
 
-@dataclass
 class _Incident:
-    head: LogLine
-    process: str | None
-    clock: float | None
-    exception: bool
-    """The first line is a `Type: message` of its own: its message may go on unindented, as in a traceback."""
-    lines: list[LogLine] = field(default_factory=list)
+    """An incident being read (a plain class: a start defines no dataclass for it)."""
+
+    __slots__ = ("head", "process", "clock", "exception", "lines")
+
+    def __init__(self, head: LogLine, process: str | None, clock: float | None, exception: bool) -> None:
+        self.head = head
+        self.process = process
+        self.clock = clock
+        self.exception = exception
+        """The first line is a `Type: message` of its own: its message may go on unindented, as in a traceback."""
+        self.lines: list[LogLine] = []
 
     @property
     def last(self) -> LogLine:

@@ -113,7 +113,8 @@ class LineParser:
         raw = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         raw = raw.rstrip("\r\n")
         # NOTE: isprintable() (one C pass) rules out control characters, ESC and CR; the ANSI remnants stay
-        plain = (raw.isprintable() and "^[" not in raw and not _ANSI_HINT.search(raw)) or not UNSAFE.search(raw)
+        plain = (raw.isprintable() and "^[" not in raw and ("[" not in raw or not _ANSI_HINT.search(raw))
+                 or not UNSAFE.search(raw))
         if plain and self.recent:
             known = self._known(raw)
             if known is not None:

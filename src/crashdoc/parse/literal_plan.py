@@ -8,10 +8,13 @@ import functools
 import hashlib
 import marshal
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
-from crashdoc.parse.literals import Literals, necessary_literals
 from crashdoc.parse.regex_parts import alternatives, runs
+
+if TYPE_CHECKING:
+    from crashdoc.parse.literals import Literals
 
 
 def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
@@ -78,6 +81,8 @@ def _stand_in(branch: str) -> tuple[Literals | None, str]:
     its gaps (`with\b[^\n]{0,60}?`) cost the pass as much as every other pattern together. Its runs, where one
     has rare strings, find the same lines at a literal's cost (a WARNING line saying what a kernel requires is
     one to keep)."""
+    from crashdoc.parse.literals import necessary_literals  # NOTE: a start from the cache needs none
+
     lits = necessary_literals(branch)
     if lits is not None and not lits.weak:
         return lits, branch

@@ -9,7 +9,6 @@ import os
 import re
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +21,17 @@ except ImportError:  # pragma: no cover - exercised on platforms without the whe
     _hs = None  # type: ignore[assignment]
 
 
-@dataclass
 class ScanStats:
-    """What the scan read."""
+    """What the scan read (a plain class: a start defines no dataclass for it)."""
 
-    bytes: int = 0
-    lines: int = 0
-    selected: int = 0
-    engine: str = "python"
-    skipped_patterns: list[str] = field(default_factory=list)
+    __slots__ = ("bytes", "lines", "selected", "engine", "skipped_patterns")
+
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.lines = 0
+        self.selected = 0
+        self.engine = "python"
+        self.skipped_patterns: list[str] = []
 
 
 class Matcher:

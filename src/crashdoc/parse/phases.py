@@ -64,6 +64,19 @@ def phase_of_frames(frames: Sequence[Frame]) -> Phase | None:
 def phase_of_line(text: str) -> Phase | None:
     """The phase a progress line announces, if any."""
     for ph in load_phases():
-        if any(rx.search(text) for rx in ph.lines) and not any(rx.search(text) for rx in ph.not_lines):
+        if any(_found(rx, text) for rx in ph.lines) and not any(_found(rx, text) for rx in ph.not_lines):
             return ph
     return None
+
+
+_META = frozenset("\\.^$*+?{}[]|()")
+_PLAIN: dict[str, bool] = {}
+"""Pattern -> it has no metacharacter (it matches itself only)."""
+
+
+def _found(rx: Regex[str], text: str) -> bool:
+    """`rx.search(text)` finds something; most phase lines are plain words, a substring test (nothing compiled)."""
+    plain = _PLAIN.get(rx.pattern)
+    if plain is None:
+        plain = _PLAIN[rx.pattern] = rx.flags == 0 and _META.isdisjoint(rx.pattern)
+    return rx.pattern in text if plain else rx.search(text) is not None

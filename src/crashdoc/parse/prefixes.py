@@ -50,17 +50,26 @@ _LEVEL_COLON = Regex(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
 _SLOG_LEVEL = Regex(r"\blevel=(?P<level>[A-Z]+)\b")
 RANK_IN_NAME = Regex(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
+_LEVEL_SPACE = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
+"""How a line that `_VLLM` or `_RAY_LOG` matches starts."""
+_LEVEL_COLON_LEADS = ("ERROR:", "WARNING:", "INFO:", "DEBUG:", "CRITICAL:")
+
+
+def _match(rx: Regex[str], s: str, possible: bool) -> re.Match[str] | None:
+    """`rx.match(s)` where `possible` is a cheap test that every match passes (the text it must start with or
+    hold): a line that fails it is settled without the regex (which a start then never compiles)."""
+    return rx.match(s) if possible else None
 
 
 def _outer(s: str, f: dict[str, Any]) -> str:
     """Strip container and journal wrappers; fills ts/host/ident/pid."""
     for _ in range(3):
-        m = _COMPOSE.match(s)
-        if m and not _ISO.match(s):
+        m = _match(_COMPOSE, s, "| " in s)
+        if m and not _match(_ISO, s, s[:1].isdigit()):
             f.setdefault("compose", m.group("svc"))
             s = s[m.end():]
             continue
-        m = _ISO.match(s)
+        m = _match(_ISO, s, s[:1].isdigit())
         if m:
             f.setdefault("ts", m.group("ts"))
             s = s[m.end():]
@@ -79,16 +88,16 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             elif s.startswith("| ") and not _LOGURU.match(s):  # a log viewer's export: "<ts> | <line>"
                 s = s[2:]
             continue
-        m = _COLUMN.match(s)
+        m = _match(_COLUMN, s, "| " in s)
         if m:  # the same export's continuation rows: "  | <ts> | <line>"
             s = s[m.end():]
             continue
-        m = _KUBECTL_PREFIX.match(s)
+        m = _match(_KUBECTL_PREFIX, s, s.startswith("[pod/"))
         if m:  # kubectl logs --prefix: "[pod/NAME/CONTAINER] "
             f.setdefault("compose", m.group("pod"))
             s = s[m.end():]
             continue
-        m = _SYSLOG.match(s)
+        m = _match(_SYSLOG, s, ":" in s)
         if m:
             j = _JOURNAL_ID.match(m.group("rest"))
             if j and (j.group("pid") or j.group("ident") == "kernel"):
@@ -97,10 +106,10 @@ def _outer(s: str, f: dict[str, Any]) -> str:
                 s = m.group("rest")[j.end():]
                 continue
         break
-    m = _CATALOG.match(s)
+    m = _match(_CATALOG, s, s.startswith(("░░ ", "-- ")))
     if m:  # journalctl -x explanation lines
         s = s[m.end():]
-    m = _DMESG.match(s)
+    m = _match(_DMESG, s, s.startswith(("[", "kernel: [")))
     if m:
         s = s[m.end():]
     return s
@@ -144,7 +153,7 @@ def _take_journal(j: re.Match[str], f: dict[str, Any]) -> None:
 def inner(s: str, f: dict[str, Any]) -> str:
     """Strip engine process prefixes and logger headers; fills process/pid/rank/level/loc."""
     for _ in range(3):  # nested actors: (AsyncVLLMServer pid=1) (EngineCore_0 pid=2) ...
-        m = _PROC.match(s)
+        m = _match(_PROC, s, s.startswith("("))
         if not m:
             break
         f["process"], f["pid"] = m.group("name"), int(m.group("pid"))
@@ -152,25 +161,25 @@ def inner(s: str, f: dict[str, Any]) -> str:
         if m.group("rank"):
             f["rank"] = int(m.group("rank"))
         s = s[m.end():]
-    m = _STAGE.match(s)
+    m = _match(_STAGE, s, s.startswith("[Stage-"))
     if m:
         s = s[m.end():]
-    m = _TORCH_RANK.match(s)
+    m = _match(_TORCH_RANK, s, s.startswith("[rank"))
     if m:
         f.setdefault("rank", int(m.group("rank")))
         f.setdefault("process", f"rank{m.group('rank')}")
         s = s[m.end():]
-    m = _VLLM.match(s)
+    m = _match(_VLLM, s, s.startswith(_LEVEL_SPACE))
     if m:
         f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
         f["loc"] = m.group("loc") or m.group("loc2")
         f["final"] = True  # nothing after a vLLM logger header is a prefix
         return s[m.end():]
-    m = _BARE_LOC.match(s)
+    m = _match(_BARE_LOC, s, s.startswith("["))
     if m:  # an excerpt cut inside the logger header: "[core.py:515] message"
         f["loc"] = m.group("loc")
         return s[m.end():]
-    m = _SGLANG.match(s)
+    m = _match(_SGLANG, s, s.startswith("["))
     if m:
         tags = m.group("tags").strip()
         f["engine"] = True
@@ -185,18 +194,18 @@ def inner(s: str, f: dict[str, Any]) -> str:
             again = header(rest, f)  # `[TensorRT-LLM][ERROR] [TRT] [E] ...`
             rest = again if again is not None else rest
         return rest
-    for rx in (_PYLOG, _LOGURU):
-        m = rx.match(s)
+    for rx, lead in ((_PYLOG, "- "), (_LOGURU, "| ")):
+        m = _match(rx, s, s.startswith(lead))
         if m:
             f["level"] = m.group("level")
             return s[m.end():]
-    m = _LEVEL_COLON.match(s)
+    m = _match(_LEVEL_COLON, s, s.startswith(_LEVEL_COLON_LEADS))
     if m:  # uvicorn / logging.basicConfig: "ERROR:    " padded to 10 columns, then the message as printed
         f["level"] = m.group("level")
         pad = max(0, 9 - len(m.group("level")))
         rest = s[m.end():]
         return rest[min(pad, len(rest) - len(rest.lstrip(" "))):]
-    m = _RAY_LOG.match(s)
+    m = _match(_RAY_LOG, s, s.startswith(_LEVEL_SPACE))
     if m:  # Ray's Python logger: "LEVEL file.py:N -- "
         f["level"], f["loc"] = m.group("level"), m.group("loc")
         return s[m.end():]

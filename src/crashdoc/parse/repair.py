@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from crashdoc.parse.errors import bare_exception
@@ -157,12 +157,16 @@ def _split_record(rec: dict[str, Any]) -> list[str] | None:
     return out
 
 
-@dataclass(slots=True)
 class _Held(Generic[P]):
-    piece: P
-    last_len: int
-    """Length of its last physical line (a joined line's last piece)."""
-    last_lineno: int
+    """A piece held back (a plain class: a start defines no dataclass for it)."""
+
+    __slots__ = ("piece", "last_len", "last_lineno")
+
+    def __init__(self, piece: P, last_len: int, last_lineno: int) -> None:
+        self.piece = piece
+        self.last_len = last_len
+        """Length of its last physical line (a joined line's last piece)."""
+        self.last_lineno = last_lineno
 
 
 class Repairer(Generic[P]):

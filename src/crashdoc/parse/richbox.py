@@ -17,8 +17,6 @@ is its code; locals and the other code lines are skipped. The exception follows 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from crashdoc.parse.formats import block_format
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.stacks import Frame
@@ -37,14 +35,16 @@ def opens(text: str) -> bool:
     return fmt is not None and fmt.id == "rich-traceback"
 
 
-@dataclass
 class RichBox:
-    """The state of one box being read."""
+    """The state of one box being read (a plain class: a start defines no dataclass for it)."""
 
-    closed: bool = False
-    pending: str = ""
-    """A wrapped path waiting for its `file.py:N` part on the next line."""
-    want_func: bool = False
+    __slots__ = ("closed", "pending", "want_func")
+
+    def __init__(self) -> None:
+        self.closed = False
+        self.pending = ""
+        """A wrapped path waiting for its `file.py:N` part on the next line."""
+        self.want_func = False
 
     def feed(self, text: str, line: LogLine, frames: list[Frame]) -> bool:
         """One line while the box is open; True when it was a line of the box (a frame, code, decoration)."""

@@ -15,23 +15,32 @@ import sys
 import threading
 from array import array
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from crashdoc.parse.blocks import MAX_LINE, HotLine, State, back_lines, count_lines, segments, skip_lines, tail
+from crashdoc.parse.blocks import (
+    MAX_LINE,
+    HotLine,
+    Scanned,
+    State,
+    back_lines,
+    count_lines,
+    produce,
+    skip_lines,
+    tail,
+)
 from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
 from crashdoc.parse.windows import windows
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
 BLOCK = 8 << 20
 """Bytes read per block."""
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
-SCAN_THREADS = 2
-"""Threads running the hyperscan pass over blocks at once (it releases the GIL: one per core of a small host)."""
 MAX_BEFORE = 3
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
@@ -50,9 +59,8 @@ class Scanner:
         self.stats = ScanStats()
         classes = list(CLASSES)
         classes.extend(c for c in extra_classes if c.patterns)
-        self.rule_matcher: Matcher | None = None
-        """The knowledge base's regexes, run only on the lines where one of their necessary literals occurs
-        (parse/literals.py): hundreds of regexes over every byte cost ten times the markers' pass."""
+        self._rule: MarkerClass | None = None
+        self.use_hyperscan = use_hyperscan
         self.rule_index = -1
         markers = list(classes)
         literals: list[tuple[str, int, bool]] = []  # (pattern, class index, prefilter) of the rule literals
@@ -61,7 +69,7 @@ class Scanner:
         if extra_patterns:
             rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
             self.rule_index = len(classes)
-            self.rule_matcher = Matcher([rule], self.stats, use_hyperscan)
+            self._rule = rule
             for lit, pats, whole in prefilter_patterns(extra_patterns):
                 literals.append((lit, self.rule_index + len(self.literal_rules), whole))
                 self.literal_rules.append(tuple(pats))
@@ -77,6 +85,13 @@ class Scanner:
         """The block pass: the marker classes, then one class index per rule literal."""
         self.block_size = block_size
 
+    @functools.cached_property
+    def rule_matcher(self) -> Matcher | None:
+        """The knowledge base's regexes as one matcher, for lines met one at a time (`mask`); built when first
+        used: the block pass runs only their necessary literals (parse/literals.py), as hundreds of regexes over
+        every byte cost ten times the markers' pass."""
+        return Matcher([self._rule], self.stats, self.use_hyperscan) if self._rule is not None else None
+
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
         """Yield the hot lines and their context windows, in input order, repaired (parse/repair.py: flattened
         and escaped tracebacks split, hard-wrapped lines joined, quote markers and line numbers removed)."""
@@ -89,10 +104,11 @@ class Scanner:
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = State()
-        q: queue.Queue[tuple[bytes, int, int, Future[array[int]]] | BaseException | None]
+        q: queue.Queue[tuple[bytes, int, int, Future[array[int]] | Scanned] | BaseException | None]
         q = queue.Queue(maxsize=4)
         stop = threading.Event()
-        producer = threading.Thread(target=self._produce, args=(stream, q, stop), name="crashdoc-scan", daemon=True)
+        producer = threading.Thread(target=produce, args=(stream, self.block_size, self.stats, self.matcher, q, stop),
+                                    name="crashdoc-scan", daemon=True)
         # NOTE: the producer needs the GIL only briefly between blocks; a short switch interval, with the line
         # count done in small pieces, keeps it from waiting 5 ms behind the count each time.
         interval = sys.getswitchinterval()
@@ -116,39 +132,6 @@ class Scanner:
                 except queue.Empty:
                     producer.join(0.05)
         self.stats.lines = st.lineno
-
-    def _produce(self, stream: BinaryIO, q: queue.Queue[Any], stop: threading.Event) -> None:
-        """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits)
-        segments on q, in input order."""
-        scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
-
-        def scan(data: bytes, lo: int, hi: int) -> array[int]:
-            try:  # one scratch per scan in flight (hyperscan's rule), made when a scan first needs it
-                scratch = scratches.get_nowait()
-            except queue.Empty:
-                scratch = self.matcher.new_scratch()
-            try:
-                with memoryview(data)[lo:hi] as view:
-                    return self.matcher.packed_hits(view, lo, scratch)
-            finally:
-                scratches.put(scratch)
-
-        with ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="crashdoc-hs") as pool:
-
-            def put(data: bytes, lo: int, hi: int) -> None:
-                item = (data, lo, hi, pool.submit(scan, data, lo, hi))
-                while not stop.is_set():
-                    try:
-                        q.put(item, timeout=0.1)
-                        return
-                    except queue.Full:
-                        continue
-
-            try:
-                segments(stream, self.block_size, self.stats, put, stop)
-                q.put(None)
-            except BaseException as exc:
-                q.put(exc)
 
     def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
@@ -276,19 +259,22 @@ class Scanner:
         st.pending = win.owed
 
 
-@dataclass(frozen=True, slots=True)
 class _Hot:
-    """What `Scanner._judge` found in a block."""
+    """What `Scanner._judge` found in a block (a plain class: a start defines no dataclass for it)."""
 
-    starts: list[int]
-    """Offsets of the lines with an accepted hit, in order."""
-    index: list[int]
-    """Their line indexes in the block."""
-    masks: dict[int, int]
-    """Line index -> the classes that made it hot."""
-    events: list[tuple[int, int, int]]
-    """(line index, lines before, lines after) of each accepted hit, in hit order."""
-    lines: int
+    __slots__ = ("starts", "index", "masks", "events", "lines")
+
+    def __init__(self, starts: list[int], index: list[int], masks: dict[int, int], events: list[tuple[int, int, int]],
+                 lines: int) -> None:
+        self.starts = starts
+        """Offsets of the lines with an accepted hit, in order."""
+        self.index = index
+        """Their line indexes in the block."""
+        self.masks = masks
+        """Line index -> the classes that made it hot."""
+        self.events = events
+        """(line index, lines before, lines after) of each accepted hit, in hit order."""
+        self.lines = lines
 
 
 @functools.cache

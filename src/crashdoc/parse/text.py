@@ -22,6 +22,8 @@ def strip_ansi(text: str) -> str:
 
 def visible(text: str) -> str:
     """Replace every control character (and bidi override) with a visible `\\xNN`/`\\uNNNN` escape."""
+    if text.isprintable():  # NOTE: every character _CONTROL names is unprintable: one C pass, nothing compiled
+        return text
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 

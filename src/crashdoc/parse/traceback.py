@@ -10,7 +10,6 @@ traceback that is waiting for them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.incidents import IncidentBuilder
@@ -34,22 +33,29 @@ MAX_MESSAGE_LINES = 40
 MAX_FRAMES = 400
 
 
-@dataclass
 class _Open:
-    stream: str
-    intro: str
-    loc: str | None
-    stacks: list[Stack] = field(default_factory=list)
-    frames: list[Frame] = field(default_factory=list)
-    header: LogLine | None = None
-    exc_lines: list[LogLine] = field(default_factory=list)
-    state: str = "frames"  # frames | message | between
-    outer: str = "main"
-    first_lineno: int = 0
-    link: str | None = None
-    idle: int = 0
-    box: RichBox | None = None
-    """A rich box traceback being read (parse/richbox.py)."""
+    """A traceback being read on one stream (a plain class: compared by identity, and a start defines no
+    dataclass for it)."""
+
+    __slots__ = ("stream", "intro", "loc", "stacks", "frames", "header", "exc_lines", "state", "outer", "first_lineno",
+                 "link", "idle", "box")
+
+    def __init__(self, stream: str, intro: str, loc: str | None, header: LogLine | None = None, outer: str = "main",
+                 first_lineno: int = 0, box: RichBox | None = None) -> None:
+        self.stream = stream
+        self.intro = intro
+        self.loc = loc
+        self.stacks: list[Stack] = []
+        self.frames: list[Frame] = []
+        self.header = header
+        self.exc_lines: list[LogLine] = []
+        self.state = "frames"  # frames | message | between
+        self.outer = outer
+        self.first_lineno = first_lineno
+        self.link: str | None = None
+        self.idle = 0
+        self.box = box
+        """A rich box traceback being read (parse/richbox.py)."""
 
 
 class TracebackBuilder:

@@ -5,18 +5,20 @@ walking the block line by line, which keeps an error-dense block (a crash loop, 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
 class Windows:
-    """Merged [start, end) ranges of line indexes in a block, and the context owed on either side."""
+    """Merged [start, end) ranges of line indexes in a block, and the context owed on either side (a plain class:
+    a start defines no dataclass for it)."""
 
-    ranges: list[tuple[int, int]]
-    want_prev: int
-    """Lines of before-context wanted from the end of the previous block."""
-    owed: int
-    """Lines of after-context still wanted from the next block (0 unless the last range reaches the end)."""
+    __slots__ = ("ranges", "want_prev", "owed")
+
+    def __init__(self, ranges: list[tuple[int, int]], want_prev: int, owed: int) -> None:
+        self.ranges = ranges
+        self.want_prev = want_prev
+        """Lines of before-context wanted from the end of the previous block."""
+        self.owed = owed
+        """Lines of after-context still wanted from the next block (0 unless the last range reaches the end)."""
 
 
 def windows(events: Iterable[tuple[int, int, int]], lines: int, pending: int) -> Windows:

@@ -8,12 +8,15 @@ internal fields (ranking scores, where a finding came from) stay out of it. A ch
 from __future__ import annotations
 
 import json as _json
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from crashdoc import __version__
 from crashdoc.datafile import package_file
-from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, History, Section, Skipped, State, Where
+from crashdoc.model import Attempt, Diagnosis, Evidence, Finding, Fix, Skipped, Where
 from crashdoc.report.interface import Renderer
+
+if TYPE_CHECKING:
+    from crashdoc.model import History, Section, State
 
 SCHEMA = "crashdoc.diagnosis/1"
 

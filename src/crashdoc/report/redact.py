@@ -32,6 +32,20 @@ class Pattern:
     entropy: float | None = None
     examples: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(line, the secrets that must disappear from it)."""
+    needs: tuple[str, ...] = ()
+    """Strings one of which every match contains (lower case for a caseless pattern); () when none is known."""
+
+    def possible(self, s: str) -> bool:
+        """False only when `s` holds none of `needs`: then no match, and no regex compiled or run. A caseless
+        pattern is judged on the lowered text of an ASCII string only (Python's caseless matching also folds
+        some other characters: `ſ` matches `s`)."""
+        if not self.needs:
+            return True
+        if self.regex.flags & re.IGNORECASE:
+            if not s.isascii():
+                return True
+            s = s.lower()
+        return any(n in s for n in self.needs)
 
 
 @lru_cache(maxsize=1)
@@ -42,7 +56,8 @@ def patterns() -> tuple[Pattern, ...]:
     for p in doc["patterns"]:
         flags = re.IGNORECASE if p.get("ignore_case") else 0
         examples = tuple((str(e["text"]), tuple(str(s) for s in e.get("secrets") or ())) for e in p.get("examples") or ())
-        out.append(Pattern(str(p["kind"]), Regex(p["regex"], flags), p.get("entropy"), examples))
+        out.append(Pattern(str(p["kind"]), Regex(p["regex"], flags), p.get("entropy"), examples,
+                           tuple(str(n) for n in p.get("needs") or ())))
     return tuple(out)
 
 
@@ -89,7 +104,8 @@ class Redactor:
         if not s:
             return s
         for pat in self.patterns:
-            s = pat.regex.sub(lambda m, p=pat: self._sub(p, m), s)  # type: ignore[misc]
+            if pat.possible(s):
+                s = pat.regex.sub(lambda m, p=pat: self._sub(p, m), s)  # type: ignore[misc]
         for secret, ph in self.seen.items():  # a secret found in one string, repeated bare in another
             if len(secret) >= 8 and secret in s:
                 s = s.replace(secret, ph)

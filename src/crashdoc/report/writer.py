@@ -13,7 +13,6 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TextIO
 
 from crashdoc.errors import CrashdocError
@@ -25,11 +24,13 @@ class ReportWriteError(CrashdocError):
     exit_status = 2
 
 
-@dataclass
 class Outcome:
     """What became of the report: `reader_gone` when standard output's reader closed the pipe."""
 
-    reader_gone: bool = False
+    __slots__ = ("reader_gone",)
+
+    def __init__(self, reader_gone: bool = False) -> None:
+        self.reader_gone = reader_gone
 
 
 def silence_stdout() -> None:
