@@ -7,7 +7,7 @@ import re
 import pytest
 
 from crashdoc.kb import KnowledgeBase
-from crashdoc.kb.scan import to_scan_pattern, unsupported_construct
+from crashdoc.parse.scan_form import to_scan_pattern, unsupported_construct
 
 
 def test_scan_patterns_compile_with_python_re(kb: KnowledgeBase) -> None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from crashdoc.kb import KnowledgeBase
-from crashdoc.kb.scan import to_scan_pattern
+from crashdoc.parse.scan_form import to_scan_pattern
 from crashdoc.parse.literal_plan import prefilter_patterns
 from crashdoc.parse.literals import MIN_LEN, necessary_literals
 from crashdoc.parse.regex_parts import alternatives, bars, runs

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
+from crashdoc.analyze.embedded import embedded_cause
 from crashdoc.kb.fill import format_command
 from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.exceptions import is_exception_name, stating_line
@@ -154,62 +155,6 @@ def _import_probe(stack: Stack, handler: Stack) -> bool:
     names = {n for n in (m.groups() if m else ()) if n}
     names |= {n.split(".")[0] for n in names}
     return not any(re.search(rf"\b{re.escape(n)}\b", handler.message) for n in names if len(n) > 2)
-
-
-_EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
-_RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
-#: embedded errors tried per line, and how much text of each (linear time on hostile lines)
-EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
-
-
-_EMBEDDED_ENDS = ("Error: ", "Exception: ", "Failure: ", "Fault: ")
-
-
-def _may_embed(text: str) -> bool:
-    """Whether `_EMBEDDED` can find a name after the text's start: each match takes one of _EMBEDDED_ENDS, so
-    with one in all and a match at the start that takes it, there is none after (a line's own `XError: ...`;
-    the search tries every position, a few µs a line, the counts are one C pass each)."""
-    n = 0
-    for end in _EMBEDDED_ENDS:
-        n += text.count(end)
-        if n > 1:
-            return True
-    if n == 0:
-        return False
-    m = _EMBEDDED.match(text)
-    return m is None or m.start(1) > 0
-
-
-def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
-    """A wrapper whose text goes on to state the error it wraps yields to that error: a consequence rule or no
-    rule on `X failed: ValueError: ...`, `backend='inductor' raised:` + `RuntimeError: ...`, or a consequence's
-    own words followed by why (`Download encountered an error: <why>`). The cause rule that matches the wrapped
-    part wins; without one the verdict stands. A cause rule of the wrapper's own type (`BackendCompilerFailed`:
-    "the compiler failed") yields only to an embedded exception's rule of at least its priority."""
-    is_cause = match is not None and match.rule.role == "cause"
-    parts: list[str] = []
-    head = (getattr(match, "matched_text", None) or "") if match is not None else ""
-    at = text.find(head) if head and not is_cause else -1
-    if at >= 0:
-        parts.append(text[at + len(head):])
-    for m in _EMBEDDED.finditer(text) if _may_embed(text) else ():
-        if m.start(1) > 0:
-            parts.append(text[m.start(1):m.start(1) + EMBEDDED_SPAN])
-        if len(parts) >= EMBEDDED_MAX:  # a line of thousands of `XError: ` must not cost thousands of full scans
-            break
-    r = _RAISED.search(text)
-    if r is not None:
-        parts.append(text[r.end():])
-    for part in parts:
-        part = part.lstrip(" :,.;-\n").strip()
-        if len(part) < 12:
-            continue
-        found = kb.classify(*bare_exception(part.split("\n")[0]), part)
-        if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
-            continue
-        if not is_cause or found.rule.priority >= match.rule.priority:
-            return found
-    return match
 
 
 _NAMES = Regex(r"'([A-Za-z_][\w.-]{2,80})'|\"([A-Za-z_][\w.-]{2,80})\"|\b([A-Za-z_]\w*(?:[._-]\w+)+|[a-z]+_?[a-z0-9]*\d[a-z0-9]*)\b")

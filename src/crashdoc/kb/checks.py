@@ -6,7 +6,7 @@ import re
 import string
 from typing import Any
 
-from crashdoc.kb.scan import unsupported_construct
+from crashdoc.parse.scan_form import unsupported_construct
 
 _PROBE = "The quick brown fox: 0.1.2 /usr/lib/x.so [Errno 1] (a) {b} 'c' \"d\""
 

@@ -18,8 +18,8 @@ from crashdoc.kb.loader import (
     user_rule_dirs,
 )
 from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
-from crashdoc.kb.scan import exception_pattern, to_scan_pattern
 from crashdoc.parse.exceptions import last_component
+from crashdoc.parse.scan_form import exception_pattern, to_scan_pattern
 
 if TYPE_CHECKING:
     from crashdoc.kb.loader import Location
@@ -132,7 +132,7 @@ class KnowledgeBase:
         return [m for m in found if m is not None]
 
     def scan_patterns(self) -> list[str]:
-        """Every rule regex in scanner-safe form (see :mod:`crashdoc.kb.scan`), deduplicated (computed once).
+        """Every rule regex in scanner-safe form (see :mod:`crashdoc.parse.scan_form`), deduplicated (computed once).
 
         Rules that name exception types contribute ``\\b(?:TypeName)\\b`` instead of their regexes: they hold only
         on an error of those types, whose line names it.

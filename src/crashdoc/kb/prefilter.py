@@ -14,9 +14,9 @@ import threading
 from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
-from crashdoc.kb.scan import scan_form, to_scan_pattern
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
 from crashdoc.parse.patternset import PatternSet
+from crashdoc.parse.scan_form import scan_form, to_scan_pattern
 from crashdoc.regex import Regex
 
 Plan = tuple[tuple[tuple[str, int], ...], frozenset[int]]

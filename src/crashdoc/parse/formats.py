@@ -202,8 +202,8 @@ def _line_gate() -> PatternSet:
 def _gate(rows: tuple[Format, ...], anchor: str) -> PatternSet:
     """A PatternSet of `rows` (ids: their indexes), each pattern after `anchor`; a row hyperscan cannot read is
     always tried."""
-    from crashdoc.kb.scan import to_scan_pattern
     from crashdoc.parse.patternset import PatternSet  # (patternset -> matcher -> markers -> errors -> here)
+    from crashdoc.parse.scan_form import to_scan_pattern
 
     exprs: list[tuple[str, int]] = []
     always: set[int] = set()

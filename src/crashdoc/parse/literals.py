@@ -6,7 +6,7 @@ rule regexes themselves only on the lines where one occurs (parse/scan.py). A li
 say "maybe" where the regex does not match, never "no" where it does.
 
 The analysis walks Python's parse of the pattern (the rules' scanner patterns are Python-compatible,
-kb/scan.py): a run of literals and small character classes is a set of exact strings; an alternation unites
+parse/scan_form.py): a run of literals and small character classes is a set of exact strings; an alternation unites
 its branches; a repetition of at least one keeps its body's literals; anything else (`.`, `\\w`, a negated or
 large class, an optional part) ends a run. A run also reaches into the part that ends it when every match of that
 part starts with one of a few strings (`needs (?:a )?(?:SM ?\\d|Hopper)` holds `needs SM`, `needs a Hopper` ...), and

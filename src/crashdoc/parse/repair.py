@@ -159,13 +159,11 @@ def _split_record(rec: dict[str, Any]) -> list[str] | None:
 
 class _Held(Generic[P]):
     """A piece held back (a plain class: a start defines no dataclass for it)."""
-
     __slots__ = ("piece", "last_len", "last_lineno")
 
     def __init__(self, piece: P, last_len: int, last_lineno: int) -> None:
         self.piece = piece
-        self.last_len = last_len
-        """Length of its last physical line (a joined line's last piece)."""
+        self.last_len = last_len  # the length of its last physical line (a joined line's last piece)
         self.last_lineno = last_lineno
 
 
@@ -288,11 +286,9 @@ _OPENERS = frozenset(b"([{<")
 
 
 def _cut_inside(last: bytes, head: bytes) -> bool:
-    """Whether a line ending in `last` and the next one starting with `head` (its first two bytes) look like a
-    line a terminal cut in two: inside a word or token (`...memo` / `ry`, `/opt/conda/` / `lib`), or at a blank
-    (kept at the end of the first piece or at the start of the second). Not a cut: the next line indented (two
-    blanks: a code line, a continuation of its own) or opening a bracket right after a non-blank (`(Worker_TP3
-    pid=7) ...`, `[rank0]: ...`: a log prefix; a cut rarely falls just before a bracket)."""
+    """Whether a line ending in `last`, the next starting with `head` (2 bytes), look like one a terminal cut: inside
+    a word or token (`memo`/`ry`), or at a blank. Not a cut: the next line indented (a code line) or opening a
+    bracket right after a non-blank (`(Worker_TP3 pid=7)`, `[rank0]:`: a log prefix)."""
     if not last or not head:
         return False
     if last in (b" ", b"\t"):
