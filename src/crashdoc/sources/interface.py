@@ -9,7 +9,7 @@ folder) is one new module here with one of these two shapes.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, BinaryIO
 
@@ -46,15 +46,3 @@ class StreamSource(ByteSource):
     def open(self) -> AbstractContextManager[BinaryIO]:
         """Open through the opener."""
         return self._opener()
-
-
-class RecordStream(RecordSource):
-    """A record source over an iterable that is read once (a journalctl query streaming in)."""
-
-    def __init__(self, label: str, records: Iterable[Mapping[str, Any]]) -> None:
-        self.label = label
-        self._records = records
-
-    def records(self) -> Iterator[Mapping[str, Any]]:
-        """The records, once."""
-        yield from self._records
