@@ -183,3 +183,11 @@ def test_the_inventory_index_follows_its_files(tmp_path: Path, monkeypatch: pyte
             assert found is not None and found.category == category
     finally:
         inventory._index.cache_clear()
+
+
+def test_the_code_in_the_key_exists() -> None:
+    """Every module named in the cache key is there: a moved one would leave every start without a stamp (each
+    then reading all rule files for the content key)."""
+    here = Path(kb_cache.__file__).parent
+    missing = [name for name in kb_cache._CODE if not (here / name).is_file()]
+    assert not missing

@@ -33,7 +33,7 @@ from crashdoc.cachedir import cache_dir, prune, replace_file, trusted
 
 FORMAT = 2
 """Bump when the cached value's shape changes in a way the code digest below would not notice."""
-_CODE = ("model.py", "loader.py", "schema.py", "scan.py", "knowledge.py", "cache.py", "../regex.py", "prefilter.py",
+_CODE = ("model.py", "loader.py", "schema.py", "../parse/scan_form.py", "knowledge.py", "cache.py", "../regex.py", "prefilter.py",
          "redos.py", "inventory.py", "context.py", "fill.py", "checks.py",
          "context_checks.py")
 """Modules of this package whose source is part of the key: a changed Rule class never meets an old pickle."""
