@@ -8,11 +8,11 @@ import re
 import pytest
 
 from crashdoc.kb import KnowledgeBase
-from crashdoc.parse.scan_form import to_scan_pattern
 from crashdoc.parse.literal_plan import prefilter_patterns
 from crashdoc.parse.literals import MIN_LEN, necessary_literals
 from crashdoc.parse.regex_parts import alternatives, bars, runs
 from crashdoc.parse.scan import Scanner
+from crashdoc.parse.scan_form import to_scan_pattern
 
 
 def _holds(lits: object, text: str) -> bool:

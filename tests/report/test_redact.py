@@ -74,18 +74,17 @@ def test_every_pattern_has_a_positive_example() -> None:
     assert all(any(secrets for _, secrets in p.examples) for p in patterns())
 
 
-def test_a_patterns_needs_hold_for_every_match(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_patterns_needs_hold_for_every_match() -> None:
     """`needs` lets a string skip a pattern (nothing compiled): sound only when every match contains one of them.
     The pattern's own necessary literals (parse/literals.py, any length) say so: each contains one of `needs`."""
     import crashdoc.parse.literals as literals
 
-    monkeypatch.setattr(literals, "MIN_LEN", 1)
     for p in patterns():
         if not p.needs:
             continue
         caseless = bool(p.regex.flags & re.IGNORECASE)
         assert not caseless or all(n == n.lower() for n in p.needs), p.kind
-        lits = literals.necessary_literals(p.regex.pattern)
+        lits = literals.necessary_literals(p.regex.pattern, 1)
         assert lits is not None, f"{p.kind}: no literal every match holds, so no `needs` can be checked"
         for lit in lits.strings:
             assert any(n in (lit.lower() if caseless else lit) for n in p.needs), f"{p.kind}: {lit!r} holds none of {p.needs}"
