@@ -193,3 +193,12 @@ def test_a_warning_found_only_by_a_common_word_alternative_is_still_hot() -> Non
 
     hot = [h for h in sc.lines(io.BytesIO(log)) if h.mask & sc.class_bit("rule")]
     assert any(b"requires SM 90" in h.data for h in hot)
+
+
+def test_a_common_word_and_one_character_is_weak() -> None:
+    """`or 1` (from `(?:only|or|be) [1-6]-?D`) is in every `ERROR 1` caselessly: a set holding it is weak, so the
+    run goes on (`or 1d`), or the alternative is found as itself, not by a literal on most lines of an error-dense
+    log."""
+    lits = necessary_literals(r"(?i)\b(?:only|either|or|be|of) [1-6]-?D\b")
+    assert lits is None or lits.weak or ("or 1d" in lits.strings and "or 1" not in lits.strings)
+    assert not necessary_literals(r"\bneeds (?:SM|sm)_?\d").weak  # type: ignore[union-attr]

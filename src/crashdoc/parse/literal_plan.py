@@ -52,7 +52,7 @@ def plan_key(patterns: Sequence[str]) -> str:
     return _plan_key(tuple(patterns))
 
 
-LITERALS_VERSION = 13
+LITERALS_VERSION = 16
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 

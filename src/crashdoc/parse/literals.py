@@ -50,9 +50,10 @@ class Literals:
 
     @property
     def weak(self) -> bool:
-        """True when one of the strings is a word ordinary lines are full of (`with`, `please `): the set would
-        find most lines of a request log (a phrase of such words, `Try using`, is rare enough)."""
-        return any(_common(s) and len(s.split()) < 2 for s in self.strings)
+        """True when one of the strings is a word ordinary lines are full of (`with`, `please `), or such a word
+        and one character more (`or 1`: in `ERROR 1` caselessly): the set would find most lines of a request log
+        or of an error-dense one (a phrase of such words, `Try using`, is rare enough)."""
+        return any(len(s.split()) < 2 and _common(s) or len(s.split()) == 2 and len(_rare(s)) == 1 for s in self.strings)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,11 @@ def _literals(parsed: Any, min_len: int, reach_cap: int) -> Literals | None:
 
 COMMON = frozenset(["error", "errors", "failed", "failure", "fail", "failing", "use", "used", "using", "please", "version", "versions", "need", "needs", "install", "installed", "could", "not", "cannot", "can't", "unable", "invalid", "expected", "supported", "not", "supported", "set", "setting", "try", "enable", "disable", "found", "warning", "the", "and", "for", "with", "model", "request", "requests", "start", "started", "starting", "loading", "load", "process", "memory", "time", "timeout", "available", "detected", "check", "file", "path", "value", "values", "in", "the", "for", "by", "this", "that", "a", "an", "of", "to", "is", "are", "be", "it", "on", "at", "or", "you", "your", "yet", "only", "port", "all", "new", "when", "must", "should", "may", "can", "will", "has", "have", "was", "were", "more", "less", "than", "into", "from", "per", "out", "up", "down", "run", "running", "server", "client", "user", "data", "size"])
 """Words ordinary log lines and prompts are full of: a literal made of them only is a last resort."""
+
+
+def _rare(s: str) -> str:
+    """The characters of `s` outside its common words and blanks."""
+    return "".join(w for w in s.lower().split() if w.strip(":;,\"`)[]{}-") not in COMMON)
 
 
 def _common(s: str) -> bool:
