@@ -87,13 +87,13 @@ def _stand_in(branch: str) -> tuple[Literals | None, str]:
     if lits is not None and not lits.weak:
         return lits, branch
     parts = runs(branch)
+    if len(parts) == 1:
+        return None, branch
     found = [(lt, r) for r in parts if (lt := necessary_literals(r)) is not None and not lt.weak]
     if found:
         return max(found, key=lambda f: f[0].shortest)
     short = [(lt, r) for r in parts if (lt := necessary_literals(r, 2)) is not None and not lt.weak]
-    if len(parts) > 1 and short:
-        return None, max(short, key=lambda f: f[0].shortest)[1]
-    return None, branch
+    return None, max(short, key=lambda f: f[0].shortest)[1] if short else branch
 
 
 def _hs_literal(s: str) -> str:

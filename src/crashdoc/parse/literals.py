@@ -138,37 +138,30 @@ def _cross(a: frozenset[str], b: frozenset[str], cap: int = CAP) -> frozenset[st
 
 def _seq(items: list[tuple[Any, Any]], icase: bool, found: list[bool], reach_cap: int) -> _Info:
     cur: frozenset[str] = _NOTHING  # every text the run so far matched ends with one of these
-    pre: frozenset[str] | None = _NOTHING  # every match of the sequence starts with one of these (None: settled)
-    start = _NOTHING
+    start = _NOTHING  # every match of the sequence starts with one of these
+    growing = True  # `start` grows while the items before were exact
     cands: list[frozenset[str]] = []
     broken = False
     for op, av in items:
         info = _item(op, av, icase, found, reach_cap)
-        if pre is not None:
-            grown = _cross(pre, info.first)
-            start = grown if grown is not None else pre
-            pre = grown if grown is not None and info.exact is not None else None
+        if growing:
+            grown = _cross(start, info.first)
+            start = grown if grown is not None else start
+            growing = grown is not None and info.exact is not None
         if info.exact is not None:
             joined = _cross(cur, info.exact)
             if joined is not None:
                 cur = joined
                 continue
-            cands.append(cur)
-            reach = _cross(cur, info.exact, reach_cap)
-            if reach is not None:
-                cands.append(reach)
-            broken = True
-            cur = info.exact if len(info.exact) <= CAP else _NOTHING
-            continue
         broken = True
         cands.append(cur)
-        if info.pre != _NOTHING:  # NOTE: the run goes on into the part's first strings, contiguous with it
-            reach = _cross(cur, info.pre, reach_cap)
+        if info.first != _NOTHING:  # NOTE: the run goes on into the part's first strings, contiguous with it
+            reach = _cross(cur, info.first, reach_cap)
             if reach is not None:
                 cands.append(reach)
-        if info.req is not None:
+        if info.exact is None and info.req is not None:
             cands.append(info.req)
-        cur = info.suf if len(info.suf) <= CAP else _NOTHING
+        cur = info.last if len(info.last) <= CAP else _NOTHING
     if not broken:
         return _Info(cur, cur if "" not in cur else None)
     cands.append(cur)

@@ -40,9 +40,9 @@ def bars(body: str) -> list[str]:
 def runs(branch: str) -> list[str]:
     """The runs of one alternative between its top-level gaps, each a pattern of its own (leading global flags
     carried), or `[branch]` when it has no gap or does not cut cleanly."""
-    if _NUMBERED.search(branch) or len(bars(_flags(branch)[1])) > 1:
-        return [branch]
     flags, body = _flags(branch)
+    if _NUMBERED.search(branch) or len(bars(body)) > 1:
+        return [branch]
     out: list[str] = []
     cur: list[str] = []
     for atom, quant in _items(body):
