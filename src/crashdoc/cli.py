@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from crashdoc import __version__
+from crashdoc.argparser import Parser, RawFormatter
 from crashdoc.errors import CrashdocError, InputError
 from crashdoc.model import Diagnosis
 from crashdoc.status import ExitStatus
@@ -52,11 +53,11 @@ def _add_examples(top: argparse.ArgumentParser, sub: argparse._SubParsersAction[
     their own line breaks)."""
     listed = "".join(f"\n  {EXAMPLES[n]}" for n in sub.choices if n in EXAMPLES)
     top.epilog = f"examples (crashdoc COMMAND --help for more):{listed}\n\n{top.epilog or ''}".rstrip()
-    top.formatter_class = argparse.RawDescriptionHelpFormatter
+    top.formatter_class = RawFormatter
     for name, parser in sub.choices.items():
         if name in EXAMPLES:
             parser.epilog = f"example:\n  {EXAMPLES[name]}\n\n{parser.epilog or ''}".rstrip()
-            parser.formatter_class = argparse.RawDescriptionHelpFormatter
+            parser.formatter_class = RawFormatter
 
 
 def _stderr(msg: str) -> None:
@@ -412,7 +413,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser (also used by the README check and the completion scripts). With *command* (one of
     COMMANDS), only that subcommand's arguments are added: what `main` parses, building the others' costs a start
     ~10 ms (argparse makes a help formatter per argument)."""
-    p = argparse.ArgumentParser(
+    p: argparse.ArgumentParser = Parser(  # (its subcommands' parsers are Parsers: typed as argparse's)
         prog="crashdoc",
         description="Root cause, evidence and fix for a crashed LLM inference service.",
         epilog=EPILOG,

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from crashdoc.cli import COMMANDS, _command, build_parser
 
 LINE = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0\n"
@@ -34,6 +36,7 @@ NOT_FOR_A_FILE = (
     "crashdoc.model_service",  # a service's unit facts, state and history: a file has none
     "crashdoc.parse.literals",  # the rule-literal analysis: its plan comes from the cache
     "crashdoc.kb.inventory",  # the engines' message inventory: only for an error no rule knows
+    "shutil", "gzip",  # argparse's terminal width (crashdoc.argparser finds it without), a .gz input (zlib reads it)
 )
 
 
@@ -104,3 +107,21 @@ def test_the_model_names_its_service_parts_when_asked() -> None:
         assert "NoSuchThing" in str(exc)
     else:
         raise AssertionError("an unknown name of crashdoc.model did not raise AttributeError")
+
+
+def test_help_is_wrapped_as_argparse_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parser finds the terminal width as argparse's own formatter does (COLUMNS first), without shutil: the
+    help reads the same as with argparse's formatters, at any width."""
+    parsers = [build_parser("diagnose"), _subparsers(build_parser("diagnose"))["diagnose"]]
+    for cols in ("50", "120", "not a number"):
+        monkeypatch.setenv("COLUMNS", cols)
+        for parser in parsers:
+            ours = parser.format_help()
+            mine = parser.formatter_class
+            theirs = argparse.RawDescriptionHelpFormatter if issubclass(mine, argparse.RawDescriptionHelpFormatter) \
+                else argparse.HelpFormatter
+            parser.formatter_class = theirs
+            try:
+                assert ours == parser.format_help()
+            finally:
+                parser.formatter_class = mine

@@ -22,7 +22,7 @@ STAGES = [
     {"report"},
     {"evaluate", "watch"},
     {"fixloop"},
-    {"cli", "__main__", "completion"},  # completion reads the parser cli builds
+    {"cli", "__main__", "completion", "argparser"},  # completion reads the parser cli builds
 ]
 RANK = {name: i for i, names in enumerate(STAGES) for name in names}
 MAX_LINES = 310

@@ -203,12 +203,12 @@ def _gate(rows: tuple[Format, ...], anchor: str) -> PatternSet:
     """A PatternSet of `rows` (ids: their indexes), each pattern after `anchor`; a row hyperscan cannot read is
     always tried."""
     from crashdoc.parse.patternset import PatternSet  # (patternset -> matcher -> markers -> errors -> here)
-    from crashdoc.parse.scan_form import to_scan_pattern
+    from crashdoc.parse.scan_form import scan_form
 
     exprs: list[tuple[str, int]] = []
     always: set[int] = set()
     for i, f in enumerate(rows):
-        p = to_scan_pattern(f"{anchor}(?:{f.pattern.pattern})" if anchor else f.pattern.pattern)
+        p = scan_form(f"{anchor}(?:{f.pattern.pattern})" if anchor else f.pattern.pattern)
         if p is None:
             always.add(i)
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import sys
@@ -87,7 +86,7 @@ class Tolerant:
     """A binary stream that turns a read failure (truncated gzip, I/O error) into end of input and remembers
     it in `problem`, so the report can diagnose what was read and say what is missing."""
 
-    _ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, OSError)
+    _ERRORS = (EOFError, zlib.error, OSError)  # (gzip.BadGzipFile is an OSError)
 
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
