@@ -1,6 +1,7 @@
 """Sanity check for tests/corpus_new/cases: every JSON loads, has the corpus fields, and every
 root_cause.key / also_key / decoy occurs verbatim in one line of its .log (decoys without a key).
-Usage: python tests/corpus_new/check_cases.py [--used FILE_WITH_URLS]"""
+Usage: python tests/corpus_new/check_cases.py [--cases DIR] [--used FILE_WITH_URLS]
+(--cases: another wave's cases/ folder, same format and checks.)"""
 import json
 import pathlib
 import sys
@@ -21,11 +22,12 @@ def main() -> int:
     if "--used" in sys.argv:
         text = pathlib.Path(sys.argv[sys.argv.index("--used") + 1]).read_text()
         used = {u.strip() for u in text.splitlines() if u.strip()}
+    cases = pathlib.Path(sys.argv[sys.argv.index("--cases") + 1]) if "--cases" in sys.argv else CASES
     problems, sources = [], {}
-    files = sorted(CASES.glob("*.json"))
+    files = sorted(cases.glob("*.json"))
     for f in files:
         d = json.loads(f.read_text())
-        lines = (CASES / f"{f.stem}.log").read_text().splitlines()
+        lines = (cases / f"{f.stem}.log").read_text().splitlines()
         p = f.stem
         if set(d) != FIELDS:
             problems.append(f"{p}: fields {sorted(set(d) ^ FIELDS)}")
