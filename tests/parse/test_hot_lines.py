@@ -113,6 +113,9 @@ def test_the_same_words_on_failure_lines_are_hot(kb: KnowledgeBase) -> None:
     (b'{"log":"(APIServer pid=1) INFO 11-24 06:00:07 [utils.py:299] x\\n","stream":"stdout"}', "INFO"),
     (b'{"__CURSOR":"s=1","_PID":"7","MESSAGE":"(APIServer pid=7) ERROR 11-24 [core.py:1] x"}', "ERROR"),
     (b"RuntimeError: NCCL error: unhandled system error", None),
+    (b"2025-08-13 04:39:39,837 - __main__ - INFO - ERROR 08-13 04:39:39 engine.py:400] CUDA error: x", "ERROR"),
+    (b"2025-08-13 04:39:39,837 - __main__ - ERROR - INFO 08-13 04:39:39 cuda.py:229] Using backend", "INFO"),
+    (b"(APIServer pid=1) INFO 11-24 06:00:00 [api.py:1] ERROR rates are fine", "INFO"),
 ])
 def test_line_level(line: bytes, level: str | None) -> None:
     assert line_level(line)[0] == level

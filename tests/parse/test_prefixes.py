@@ -86,6 +86,11 @@ def test_last_component() -> None:
     ("2023-08-25 10:45:21,197 WARNING worker.py:2037 -- A worker died", "WARNING"),
     ('time=2024-07-04T22:08:23.991+08:00 level=ERROR source=server.go:1 msg="llama runner terminated"', "ERROR"),
     ('{"levelname": "ERROR", "message": "boom"}', "ERROR"),
+    # a launcher's logger relogging its vLLM server's lines: the server's own header gives the level
+    ("2025-08-13 04:39:39,837 - __main__ - INFO - ERROR 08-13 04:39:39 engine.py:400] CUDA error: x", "ERROR"),
+    ("2025-08-13 04:39:39,318 - __main__ - ERROR - INFO 08-13 04:39:39 cuda.py:229] Using backend.", "INFO"),
+    ("2025-08-13 04:39:39,318 - __main__ - INFO - WARNING: the child said so", "WARNING"),
+    ("2025-08-13 04:39:39,318 - __main__ - INFO - Errors are counted", "INFO"),
 ])
 def test_levels_come_from_the_header(raw: str, level: str) -> None:
     assert parse_line(1, raw).level == level

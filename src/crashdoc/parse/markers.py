@@ -201,7 +201,19 @@ def _head_level(head: bytes) -> tuple[str | None, int]:
     """line_level of a text line's head with every digit read as 0: the same answer as for the head itself, since
     _LEVEL reads a digit only as `\\d`. The lines of an error-dense log differ mostly in their digits (timestamps,
     pids), so a crash loop's heads repeat, and each distinct one is searched once."""
-    return _level_at(_LEVEL.search(head))
+    m = _LEVEL.search(head)
+    if m is not None:
+        # NOTE: a wrapper's logger relogging its child's lines gives each its own level first (`- INFO - ERROR
+        # 08-13 ...`, parse/prefixes.py `_relogged`): a level field right after the first one is the line's
+        nxt = _LEVEL.search(head, m.end(), m.end() + _RELOG_GAP + 10)
+        if nxt is not None and _RELOG_SEP.fullmatch(head, m.end(), nxt.start() + 1) is not None:
+            return _level_at(nxt)
+    return _level_at(m)
+
+
+_RELOG_GAP = 4
+_RELOG_SEP = Regex(rb"[ \-|:\]]{1,%d}" % (_RELOG_GAP + 1))
+"""What stands between a wrapper's level field and its child's (` - `, ` | `, `: `)."""
 
 
 def _level_at(m: re.Match[bytes] | None) -> tuple[str | None, int]:

@@ -143,6 +143,24 @@ def _json_record(s: str, f: dict[str, Any]) -> str | None:
     return None
 
 
+def _relogged(rest: str, f: dict[str, Any]) -> str:
+    """The message after a wrapper's logger header, when it is a line of the wrapper's child relogged whole (a
+    launcher's Python logger writes each line its vLLM server prints at INFO: `... - __main__ - INFO - ERROR 08-13
+    04:39:39 engine.py:400] CUDA error: ...`): the child's own header is stripped too, and the child's level is
+    the line's (the wrapper gives every child line one level). (The child's text cannot start with the wrapper's
+    `- ` or `| `, so this nests once.)"""
+    word = rest[:9].partition(" ")[0].rstrip(":")
+    if word not in _LEVEL_WORDS:
+        return rest
+    g: dict[str, Any] = {}
+    out = inner(rest, g)
+    if "level" in g:
+        f.update(g)
+        return out
+    f["level"] = "WARNING" if word == "WARN" else word
+    return rest
+
+
 def _take_journal(j: re.Match[str], f: dict[str, Any]) -> None:
     f.setdefault("host", j.group("host"))
     f.setdefault("ident", j.group("ident"))
@@ -198,7 +216,7 @@ def inner(s: str, f: dict[str, Any]) -> str:
         m = _match(rx, s, s.startswith(lead))
         if m:
             f["level"] = m.group("level")
-            return s[m.end():]
+            return _relogged(s[m.end():], f)
     m = _match(_LEVEL_COLON, s, s.startswith(_LEVEL_COLON_LEADS))
     if m:  # uvicorn / logging.basicConfig: "ERROR:    " padded to 10 columns, then the message as printed
         f["level"] = m.group("level")
