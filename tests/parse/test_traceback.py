@@ -123,3 +123,18 @@ def test_traceback_cut_off_is_reported_as_truncated() -> None:
 def test_excerpt_starting_inside_a_traceback() -> None:
     traces = build('  File "/a.py", line 9, in main\n    run()\nKeyError: \'qwen3_moe\'\n')
     assert traces[0].stacks[0].exc_type == "KeyError" and traces[0].stacks[0].message == "'qwen3_moe'"
+
+
+def test_a_traceback_printed_indented_keeps_its_shape() -> None:
+    """A child's traceback that pip (`error: subprocess-exited-with-error`) or a launcher prints indented: its
+    exception line is on the header's margin, its code lines further in; an excerpt whose header lost the indent
+    takes the margin from the first frame line."""
+    body = ('        File "<string>", line 2, in <module>\n'
+            '        File "/src/qx/setup.py", line 42, in <module>\n'
+            '          raise RuntimeError("qx requires sm75+")\n'
+            "      RuntimeError: qx requires sm75+\n")
+    for header in ("      Traceback (most recent call last):\n", "Traceback (most recent call last):\n"):
+        (trace,) = build(header + body)
+        (stack,) = trace.stacks
+        assert (stack.exc_type, stack.message, len(stack.frames)) == ("RuntimeError", "qx requires sm75+", 2)
+        assert stack.frames[-1].code == 'raise RuntimeError("qx requires sm75+")' and not stack.truncated

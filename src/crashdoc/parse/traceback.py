@@ -33,12 +33,16 @@ MAX_MESSAGE_LINES = 40
 MAX_FRAMES = 400
 
 
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
+
+
 class _Open:
     """A traceback being read on one stream (a plain class: compared by identity, and a start defines no
     dataclass for it)."""
 
     __slots__ = ("stream", "intro", "loc", "stacks", "frames", "header", "exc_lines", "state", "outer", "first_lineno",
-                 "link", "idle", "box")
+                 "link", "idle", "box", "margin")
 
     def __init__(self, stream: str, intro: str, loc: str | None, header: LogLine | None = None, outer: str = "main",
                  first_lineno: int = 0, box: RichBox | None = None) -> None:
@@ -56,6 +60,9 @@ class _Open:
         self.idle = 0
         self.box = box
         """A rich box traceback being read (parse/richbox.py)."""
+        self.margin = _indent(header.text) if header is not None else 0
+        """The traceback's own left margin: its frame lines 2 columns in, the exception line on it (a child's
+        traceback that pip or a launcher prints indented keeps its shape)."""
 
 
 class TracebackBuilder:
@@ -119,13 +126,15 @@ class TracebackBuilder:
         if cur.state == "frames":
             m = _FRAME.match(text)
             if m:
+                if not cur.frames:
+                    cur.margin = max(0, _indent(text) - 2)  # (an excerpt's header may have lost its indentation)
                 if len(cur.frames) < MAX_FRAMES:
                     cur.frames.append(Frame(m.group("path"), int(m.group("line")), (m.group("func") or "").strip(), None, line))
                 self.consumed.add(line.lineno)
                 return
             if not text.strip() or _NOISE.match(text) or _GROUP_SEP.match(text):
                 return
-            if text.startswith((" ", "\t")):
+            if _indent(text) > cur.margin:
                 if cur.frames and cur.frames[-1].code is None:
                     f = cur.frames[-1]
                     cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line, line)
