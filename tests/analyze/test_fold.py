@@ -102,7 +102,8 @@ def test_a_copy_that_goes_on_differently_is_read_by_the_builder(kb: KnowledgeBas
 def _logs() -> list[Path]:
     own = [*sorted((ROOT / "tests" / "assets" / "logs").glob("*.log")), *sorted((ROOT / "tests" / "analyze" / "assets").glob("*.log")),
            ROOT / "examples" / "founding-case.log"]
-    corpora = [ROOT / "tests" / "corpus_extra" / "cases", ROOT / "tests" / "corpus_new" / "cases", SHARED / "corpus" / "dev" / "cases"]
+    corpora = [ROOT / "tests" / "corpus_extra" / "cases", ROOT / "tests" / "corpus_new" / "cases",
+               ROOT / "tests" / "corpus_fresh" / "cases", SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
 
