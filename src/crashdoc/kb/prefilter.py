@@ -23,6 +23,12 @@ Plan = tuple[tuple[tuple[str, int], ...], frozenset[int]]
 """(scanner pattern, rule index) for every rule regex, and the indexes of the rules always tried."""
 
 
+_LONG_REPEAT = Regex(r"(?<!\\)\{(\d+),(?:[2-9]\d|\d{3,})\}")
+"""A bounded repeat of twenty or more (`[^\\n]{0,80}?`): unbounded in the prefilter and the gate (a superset, so
+neither says "no" where the regex matches), since hyperscan compiles a long bounded repeat into a large,
+slow-to-build state machine (the rules' prefilter: 2.4 -> 1.8 MB, read back at every start)."""
+
+
 def plan(rules: Sequence[Rule]) -> Plan:
     """The prefilter's patterns for *rules*: plain data, kept in the compiled knowledge base (kb/cache.py)."""
     exprs: list[tuple[str, int]] = []
@@ -35,7 +41,7 @@ def plan(rules: Sequence[Rule]) -> Plan:
         if any(p is None for p in converted):
             always.add(i)
             continue
-        exprs.extend((p, i) for p in converted if p is not None)
+        exprs.extend((_LONG_REPEAT.sub(r"{\1,}", p), i) for p in converted if p is not None)
     return tuple(exprs), frozenset(always)
 
 
@@ -46,12 +52,6 @@ class Prefilter(PatternSet):
         """*planned*: `plan(rules)` when it is known already (from the cache)."""
         exprs, fixed = planned if planned is not None else plan(rules)
         super().__init__(exprs, fixed)
-
-
-_LONG_REPEAT = Regex(r"(?<!\\)\{(\d+),\d{3,}\}")
-"""A bounded repeat of a hundred or more (`[^{}]{0,2000}?`): unbounded in the gate (a superset, so it never says
-"no" where the regex matches), since hyperscan compiles a long bounded repeat into a large, slow-to-build state
-machine."""
 
 
 class Gate:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from crashdoc.parse.literals import Literals
 
 
-def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
+def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, ...], bool]]:
     """The block pass's stand-ins for `patterns`, each with the patterns it stands for and whether it is a regex
     (else a literal): per top-level alternative of a pattern, its necessary literals (`(?i)` for a caseless set),
     or the alternative itself where it has no literal of MIN_LEN characters or only common words (parse/literals.py).
@@ -28,7 +28,10 @@ def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bo
     if path is not None:
         try:
             if trusted(path):
-                return [(lit, list(pats), bool(whole)) for lit, pats, whole in marshal.loads(path.read_bytes())]
+                plan = marshal.loads(path.read_bytes())
+                # NOTE: marshal keeps tuples and bools: the plan is used as read (a start converts nothing)
+                if isinstance(plan, list) and all(type(e) is tuple and len(e) == 3 for e in plan):
+                    return plan
         except (OSError, ValueError, TypeError, EOFError):
             pass
     out = _prefilter_patterns(patterns)
@@ -52,11 +55,11 @@ def plan_key(patterns: Sequence[str]) -> str:
     return _plan_key(tuple(patterns))
 
 
-LITERALS_VERSION = 16
+LITERALS_VERSION = 17
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
-def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], bool]]:
+def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, ...], bool]]:
     out: dict[str, list[str]] = {}
     whole: set[str] = set()
     for p in patterns:
@@ -68,7 +71,7 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, list[str], b
                 continue
             for s in sorted(lits.strings):
                 out.setdefault(("(?i)" if lits.caseless else "") + _hs_literal(s), []).append(p)
-    return [(k, sorted(set(v)), k in whole) for k, v in out.items()]
+    return [(k, tuple(sorted(set(v))), k in whole) for k, v in out.items()]
 
 
 def _stand_in(branch: str) -> tuple[Literals | None, str]:

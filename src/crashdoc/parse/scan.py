@@ -70,9 +70,10 @@ class Scanner:
             rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
             self.rule_index = len(classes)
             self._rule = rule
-            for lit, pats, whole in prefilter_patterns(extra_patterns):
-                literals.append((lit, self.rule_index + len(self.literal_rules), whole))
-                self.literal_rules.append(tuple(pats))
+            plan = prefilter_patterns(extra_patterns)
+            first = self.rule_index
+            literals = [(lit, first + i, whole) for i, (lit, _, whole) in enumerate(plan)]
+            self.literal_rules = [pats for _, pats, _ in plan]
             classes.append(rule)
         self.classes = classes
         if len(markers) + len(literals) >= 1 << 16:
