@@ -116,6 +116,9 @@ def test_the_same_words_on_failure_lines_are_hot(kb: KnowledgeBase) -> None:
     (b"2025-08-13 04:39:39,837 - __main__ - INFO - ERROR 08-13 04:39:39 engine.py:400] CUDA error: x", "ERROR"),
     (b"2025-08-13 04:39:39,837 - __main__ - ERROR - INFO 08-13 04:39:39 cuda.py:229] Using backend", "INFO"),
     (b"(APIServer pid=1) INFO 11-24 06:00:00 [api.py:1] ERROR rates are fine", "INFO"),
+    (b"2025-08-13 04:39:32.837 | INFO     | launcher:pump:12 - ERROR 08-13 04:39:39 engine.py:400] x", "ERROR"),
+    (b"2025-08-13 04:39:31,837 - m - INFO - (EngineCore_DP0 pid=1) ERROR 08-13 04:39:39 [core.py:7] x", "ERROR"),
+    (b"2025-08-13 04:39:39,837 - app - INFO - ERROR count: 0 of 100 requests failed", "INFO"),
 ])
 def test_line_level(line: bytes, level: str | None) -> None:
     assert line_level(line)[0] == level
@@ -155,11 +158,12 @@ def test_scanner_without_hyperscan_selects_the_same_lines(kb: KnowledgeBase) -> 
 def test_line_level_remembered_by_digit_blind_head_is_the_level_of_the_line_itself() -> None:
     """line_level remembers a head with its digits read as 0 (a crash loop's heads then repeat): on every line of
     the asset and corpus logs, and on the same lines with other digits, it answers what a search of the line says."""
-    from crashdoc.parse.markers import _LEVEL, LEVEL_WINDOW, _level_at
+    from crashdoc.parse.markers import LEVEL_WINDOW, level_of_head
 
     root = Path(__file__).resolve().parents[2]
     logs = [*sorted((root / "tests" / "assets" / "logs").glob("*.log")),
-            *sorted((root / "tests" / "corpus_extra" / "cases").glob("*.log"))]
+            *sorted((root / "tests" / "corpus_extra" / "cases").glob("*.log")),
+            *sorted((root / "tests" / "corpus_fresh" / "cases").glob("*.log"))]
     shifted = bytes.maketrans(b"0123456789", b"7890123456")
     checked = 0
     for log in logs:
@@ -167,6 +171,21 @@ def test_line_level_remembered_by_digit_blind_head_is_the_level_of_the_line_itse
             if line[:1] == b"{":
                 continue
             for variant in (line, line.translate(shifted)):
-                assert line_level(variant) == _level_at(_LEVEL.search(variant, 0, LEVEL_WINDOW)), (log.name, variant)
+                assert line_level(variant) == level_of_head(variant[:LEVEL_WINDOW]), (log.name, variant)
                 checked += 1
     assert checked > 5000
+
+
+def test_a_relogged_line_has_one_level_for_the_scanner_and_the_parser() -> None:
+    """A wrapper's logger relogging its child's lines: the scanner's level check and the line parser read the same
+    level (the child's when a child's logger header follows, else the wrapper's)."""
+    from crashdoc.parse.lines import parse_line
+
+    wrappers = ("2025-08-13 04:39:39,837 - __main__ - {w} - ", "2025-08-13 04:39:32.837 | {w}     | run:pump:12 - ")
+    children = ("{c} 08-13 04:39:39 engine.py:400] CUDA error: x", "(EngineCore_DP0 pid=7) {c} 08-13 04:39:39 [core.py:7] x",
+                "{c} count: 0 of 100 requests failed", "{c}: plain words")
+    for wrap in wrappers:
+        for child in children:
+            for w, c in (("INFO", "ERROR"), ("ERROR", "INFO"), ("WARNING", "CRITICAL")):
+                line = wrap.format(w=w) + child.format(c=c)
+                assert line_level(line.encode())[0] == parse_line(1, line).level, line

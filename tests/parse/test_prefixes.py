@@ -89,7 +89,8 @@ def test_last_component() -> None:
     # a launcher's logger relogging its vLLM server's lines: the server's own header gives the level
     ("2025-08-13 04:39:39,837 - __main__ - INFO - ERROR 08-13 04:39:39 engine.py:400] CUDA error: x", "ERROR"),
     ("2025-08-13 04:39:39,318 - __main__ - ERROR - INFO 08-13 04:39:39 cuda.py:229] Using backend.", "INFO"),
-    ("2025-08-13 04:39:39,318 - __main__ - INFO - WARNING: the child said so", "WARNING"),
+    ("2025-08-13 04:39:39,318 - __main__ - INFO - WARNING: a word, not a child's header", "INFO"),
+    ("2025-08-13 04:39:31,837 - m - INFO - (EngineCore_DP0 pid=1) ERROR 08-13 04:39:39 [core.py:7] x", "ERROR"),
     ("2025-08-13 04:39:39,318 - __main__ - INFO - Errors are counted", "INFO"),
 ])
 def test_levels_come_from_the_header(raw: str, level: str) -> None:

@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 
 from crashdoc.parse.errors import QUIET_LEVELS
 from crashdoc.parse.formats import scan_patterns
+from crashdoc.parse.prefixes import RELOGGED_CHILD
 from crashdoc.regex import Regex
 
 QUIET = QUIET_LEVELS
@@ -199,21 +200,26 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 @lru_cache(maxsize=4096)
 def _head_level(head: bytes) -> tuple[str | None, int]:
     """line_level of a text line's head with every digit read as 0: the same answer as for the head itself, since
-    _LEVEL reads a digit only as `\\d`. The lines of an error-dense log differ mostly in their digits (timestamps,
-    pids), so a crash loop's heads repeat, and each distinct one is searched once."""
+    the level patterns read a digit only as `\\d`. The lines of an error-dense log differ mostly in their digits
+    (timestamps, pids), so a crash loop's heads repeat, and each distinct one is searched once."""
+    return level_of_head(head)
+
+
+def level_of_head(head: bytes) -> tuple[str | None, int]:
+    """The first level field of a text line's head; a wrapper's logger header that relogs its child's line
+    (`- __main__ - INFO - ERROR 08-13 ...`: parse/prefixes.py RELOGGED_CHILD) gives the child's level."""
     m = _LEVEL.search(head)
     if m is not None:
-        # NOTE: a wrapper's logger relogging its child's lines gives each its own level first (`- INFO - ERROR
-        # 08-13 ...`, parse/prefixes.py `_relogged`): a level field right after the first one is the line's
-        nxt = _LEVEL.search(head, m.end(), m.end() + _RELOG_GAP + 10)
-        if nxt is not None and _RELOG_SEP.fullmatch(head, m.end(), nxt.start() + 1) is not None:
-            return _level_at(nxt)
+        child = _RELOG.match(head, m.end())
+        if child is not None:
+            word = child.group("child").decode()
+            return ("WARNING" if word == "WARN" else word), child.end("child")
     return _level_at(m)
 
 
-_RELOG_GAP = 4
-_RELOG_SEP = Regex(rb"[ \-|:\]]{1,%d}" % (_RELOG_GAP + 1))
-"""What stands between a wrapper's level field and its child's (` - `, ` | `, `: `)."""
+_RELOG = Regex((r"(?: - | *\| \S+ - )" + RELOGGED_CHILD).encode())
+"""After a wrapper's level field: its separator (Python logging's ` - `, loguru's `| loc - `), then a child's
+logger header."""
 
 
 def _level_at(m: re.Match[bytes] | None) -> tuple[str | None, int]:

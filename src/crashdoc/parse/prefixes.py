@@ -143,22 +143,27 @@ def _json_record(s: str, f: dict[str, Any]) -> str | None:
     return None
 
 
+RELOGGED_CHILD = (r"(?:\([A-Za-z_][\w:.\-]*?(?: rank=\d+)? pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?)?"
+                  r"(?P<child>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
+"""How a line of an engine's own logger starts (vLLM's header, after its process prefix): when a wrapper's logger
+header (`- name - LEVEL - `, loguru's `| LEVEL | loc - `) is followed by one, the line is the child's, relogged
+whole, and the child's level is its level (parse/markers.py reads the same shape on raw lines)."""
+_RELOGGED = Regex(RELOGGED_CHILD)
+
+
 def _relogged(rest: str, f: dict[str, Any]) -> str:
-    """The message after a wrapper's logger header, when it is a line of the wrapper's child relogged whole (a
-    launcher's Python logger writes each line its vLLM server prints at INFO: `... - __main__ - INFO - ERROR 08-13
-    04:39:39 engine.py:400] CUDA error: ...`): the child's own header is stripped too, and the child's level is
-    the line's (the wrapper gives every child line one level). (The child's text cannot start with the wrapper's
-    `- ` or `| `, so this nests once.)"""
-    word = rest[:9].partition(" ")[0].rstrip(":")
-    if word not in _LEVEL_WORDS:
+    """The message after a wrapper's logger header, when the wrapper relogs its child's lines (a launcher's Python
+    logger writes every line its vLLM server prints at INFO: `... - __main__ - INFO - ERROR 08-13 04:39:39
+    engine.py:400] CUDA error: ...`): the child's own prefixes are stripped too, with its level. (The child's text
+    starts with `(` or a level word, never the wrapper's `- ` or `| `: this nests once.)"""
+    if not _match(_RELOGGED, rest, rest[:1] in "(DIWEC"):
         return rest
     g: dict[str, Any] = {}
     out = inner(rest, g)
-    if "level" in g:
-        f.update(g)
-        return out
-    f["level"] = "WARNING" if word == "WARN" else word
-    return rest
+    if "level" not in g:
+        return rest
+    f.update(g)
+    return out
 
 
 def _take_journal(j: re.Match[str], f: dict[str, Any]) -> None:

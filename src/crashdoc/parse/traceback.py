@@ -127,7 +127,7 @@ class TracebackBuilder:
             m = _FRAME.match(text)
             if m:
                 if not cur.frames:
-                    cur.margin = max(0, _indent(text) - 2)  # (an excerpt's header may have lost its indentation)
+                    cur.margin = max(0, text.find('File "') - 2)  # (an excerpt's header may have lost its indent)
                 if len(cur.frames) < MAX_FRAMES:
                     cur.frames.append(Frame(m.group("path"), int(m.group("line")), (m.group("func") or "").strip(), None, line))
                 self.consumed.add(line.lineno)
