@@ -13,6 +13,11 @@ CASES = [
     ("(VllmWorker rank=5 pid=3073) ERROR 05-01 10:00:00 [multiproc_executor.py:1] x", "x"),
     ("(RayWorkerWrapper pid=854, ip=10.0.0.1) ERROR 06-28 14:00:48 worker_base.py:148] y", "y"),
     ("[rank0]: RuntimeError: CUDA error", "RuntimeError: CUDA error"),
+    ("[2025-02-27T16:30:43.486Z] [rank3]:[E227 16:30:43.526 ProcessGroupNCCL.cpp:1834] Timeout at NCCL work: 32",
+     "Timeout at NCCL work: 32"),  # a collector's bracketed RFC 3339 time, then torch's rank and glog header
+    (" [rank3]:[E227 16:30:43.526 ProcessGroupNCCL.cpp:630] Some NCCL operations have failed",
+     "Some NCCL operations have failed"),
+    ("[2025-03-10 14:17:52] Load weight end.", "Load weight end."),  # SGLang's own time (no `T`): its prefix
     ("Feb 09 18:55:00 asus ollama[11630]: Error: boom", "Error: boom"),
     ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
     ("2月 25 17:49:00 host python3[41]: hello", "hello"),

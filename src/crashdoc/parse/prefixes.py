@@ -24,6 +24,9 @@ _ISO = Regex(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]
 _SYSLOG = Regex(
     r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
 )
+_ISO_BRACKET = Regex(r"\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)\] ")
+"""A collector's or log viewer's RFC 3339 timestamp in brackets (`[2025-02-27T16:30:43.486Z] `); SGLang's own
+`[2025-03-10 14:17:52] ` has no `T` and stays its prefix."""
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
@@ -37,7 +40,7 @@ _PROC = Regex(
     r"\((?P<name>[A-Za-z_][\w:.\-]*?)(?: rank=(?P<rank>\d+))? pid=(?P<pid>\d+)(?:, ip=(?P<ip>[0-9A-Fa-f.:]+))?\) ?"
 )
 _STAGE = Regex(r"\[Stage-\d+\] ")
-_TORCH_RANK = Regex(r"\[rank(?P<rank>\d+)\]: ?")
+_TORCH_RANK = Regex(r" ?\[rank(?P<rank>\d+)\]: ?")
 _VLLM = Regex(
     r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
     r"(?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?"
@@ -87,6 +90,11 @@ def _outer(s: str, f: dict[str, Any]) -> str:
                 s = s[m2.end():]
             elif s.startswith("| ") and not _LOGURU.match(s):  # a log viewer's export: "<ts> | <line>"
                 s = s[2:]
+            continue
+        m = _match(_ISO_BRACKET, s, s.startswith("[") and s[1:2].isdigit())
+        if m:
+            f.setdefault("ts", m.group("ts"))
+            s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
         if m:  # the same export's continuation rows: "  | <ts> | <line>"
@@ -187,7 +195,7 @@ def inner(s: str, f: dict[str, Any]) -> str:
     m = _match(_STAGE, s, s.startswith("[Stage-"))
     if m:
         s = s[m.end():]
-    m = _match(_TORCH_RANK, s, s.startswith("[rank"))
+    m = _match(_TORCH_RANK, s, s.startswith(("[rank", " [rank")))
     if m:
         f.setdefault("rank", int(m.group("rank")))
         f.setdefault("process", f"rank{m.group('rank')}")
