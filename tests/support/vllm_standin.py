@@ -97,12 +97,18 @@ class Prefixed:
         if self.at_line_start:
             data = self.prefix + data
         self.at_line_start = data.endswith(b"\n")
-        for fd in (self.fd, self.transcript):
-            if fd is None:
-                continue
-            view = memoryview(data)
-            while view:  # one write; a loop only if the kernel takes less (it does not, on a blocking pipe)
-                view = view[os.write(fd, view):]
+        # NOTE: a SIGTERM between the two writes (the engine core terminating its workers) would leave the line in
+        # the output but not in the transcript: it waits until both are written (then ends the process as before)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            for fd in (self.fd, self.transcript):
+                if fd is None:
+                    continue
+                view = memoryview(data)
+                while view:  # one write; a loop only if the kernel takes less (it does not, on a blocking pipe)
+                    view = view[os.write(fd, view):]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def flush(self) -> None:
         """A pending piece without its newline goes out as it is (the rest of the line follows unprefixed)."""
