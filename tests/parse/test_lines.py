@@ -122,3 +122,15 @@ def test_prefix_memory_takes_the_header_blank_and_ignores_a_bracket_in_the_text(
     for n, raw in enumerate(lines * 2, 1):
         assert parser.parse(n, raw) == parse_line(n, raw), raw
     assert len(parser.recent) == 3
+
+
+def test_a_docker_record_is_read_as_the_line_the_container_printed() -> None:
+    """docker json-file's `log` is what the container printed: its own time and logger header are stripped as on a
+    plain line (the record's `time` stays the line's), so a Python logger's ERROR is an error here too."""
+    rec = {"log": "2025-08-13 04:39:32,837 - __main__ - ERROR - Engine background task failed: qx\n",
+           "stream": "stdout", "time": "2025-08-13T04:39:32.837Z"}
+    line = parse_json_record(7, rec)
+    assert line is not None
+    assert (line.level, line.text, line.ts) == ("ERROR", "Engine background task failed: qx", "2025-08-13T04:39:32.837Z")
+    plain = parse_line(7, rec["log"])
+    assert (plain.level, plain.text) == (line.level, line.text)

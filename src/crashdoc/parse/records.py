@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crashdoc.parse.lines import LogLine, build_line
-from crashdoc.parse.prefixes import inner
+from crashdoc.parse.prefixes import inner, strip
 from crashdoc.parse.text import clean
 from crashdoc.sources import fields as typed
 
@@ -53,9 +53,10 @@ def parse_json_record(lineno: int, rec: Mapping[str, Any]) -> LogLine | None:
             f["ident_pid"] = pid
         f["unit"] = typed.first_text(rec, "_SYSTEMD_UNIT", "UNIT", "USER_UNIT")
         f["invocation"] = typed.first_text(rec, "_SYSTEMD_INVOCATION_ID", "INVOCATION_ID")
-    elif "log" in rec:  # docker json-file
-        msg = _message(rec.get("log")).rstrip("\n")
+    elif "log" in rec:  # docker json-file: what the container printed, its own time and logger header included
+        msg = _message(rec.get("log")).rstrip("\r\n")
         f["ts"] = typed.text(rec, "time")
+        return build_line(lineno, msg, strip(clean(msg), f), f)
     elif "message" in rec or "msg" in rec:
         msg = _message(rec.get("message", rec.get("msg")))
         lvl = typed.first_text(rec, "level", "levelname")
