@@ -212,12 +212,12 @@ def level_of_head(head: bytes) -> tuple[str | None, int]:
     if m is not None:
         child = _RELOG.match(head, m.end())
         if child is not None:
-            word = child.group("child").decode()
-            return ("WARNING" if word == "WARN" else word), child.end("child")
+            word = child.group("level").decode()
+            return ("WARNING" if word == "WARN" else word), child.end("level")
     return _level_at(m)
 
 
-_RELOG = Regex((r"(?: - | *\| \S+ - )" + RELOGGED_CHILD).encode())
+_RELOG = Regex((r"(?: - |\s*\| \S+ - )" + RELOGGED_CHILD).encode())
 """After a wrapper's level field: its separator (Python logging's ` - `, loguru's `| loc - `), then a child's
 logger header."""
 

@@ -41,10 +41,9 @@ _PROC = Regex(
 )
 _STAGE = Regex(r"\[Stage-\d+\] ")
 _TORCH_RANK = Regex(r" ?\[rank(?P<rank>\d+)\]: ?")
-_VLLM = Regex(
-    r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? "
-    r"(?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?"
-)
+_VLLM_HEAD = r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d"
+"""How vLLM's logger header starts: its level and time."""
+_VLLM = Regex(_VLLM_HEAD + r"(?:[.,]\d+)? (?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?")
 _BARE_LOC = Regex(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
 _SGLANG = Regex(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
 _PYLOG = Regex(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
@@ -151,9 +150,8 @@ def _json_record(s: str, f: dict[str, Any]) -> str | None:
     return None
 
 
-RELOGGED_CHILD = (r"(?:\([A-Za-z_][\w:.\-]*?(?: rank=\d+)? pid=\d+(?:, ip=[0-9A-Fa-f.:]+)?\) ?)?"
-                  r"(?P<child>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d")
-"""How a line of an engine's own logger starts (vLLM's header, after its process prefix): when a wrapper's logger
+RELOGGED_CHILD = f"(?:{_PROC.pattern})?{_VLLM_HEAD}"
+"""How a line of an engine's own logger starts (vLLM's header, after its process prefix; group `level`): when a wrapper's logger
 header (`- name - LEVEL - `, loguru's `| LEVEL | loc - `) is followed by one, the line is the child's, relogged
 whole, and the child's level is its level (parse/markers.py reads the same shape on raw lines)."""
 _RELOGGED = Regex(RELOGGED_CHILD)
