@@ -6,8 +6,10 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from crashdoc.parse.blocks import MAX_LINE
+from crashdoc.parse.blocks import COUNT_PIECE, MAX_LINE, count_lines
 from crashdoc.parse.scan import Scanner
 
 CORPUS_LOG = Path(__file__).resolve().parents[1] / "assets"
@@ -106,3 +108,14 @@ def test_before_context_across_a_block_edge_keeps_an_empty_line() -> None:
     got = _select(data, block_size=1)
     assert got == _select(data)
     assert (4, b"") in got
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=3 * 70_000), st.integers(0, 3 * 70_000), st.integers(0, 3 * 70_000))
+def test_line_count_is_the_newline_count_of_any_span(data: bytes, a: int, b: int) -> None:
+    """The count the scanner numbers lines by, over spans across its count pieces (parse/blocks.py)."""
+    data = data.replace(b"\x00", b"\n")  # dense newlines too
+    lo, hi = sorted((min(a, len(data)), min(b, len(data))))
+    assert count_lines(data, lo, hi) == data.count(b"\n", lo, hi)
+    big = b"x\n" * (COUNT_PIECE + 7)
+    assert count_lines(big, 1, len(big) - 1) == big.count(b"\n", 1, len(big) - 1)

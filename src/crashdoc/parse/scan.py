@@ -191,7 +191,7 @@ class Scanner:
                 end = hi if end < 0 else end
                 if start != last_line_start:  # (a hit on a line's newline is still that line's)
                     # NOTE: counted from the last hit's line only: a dense block costs one short count per line
-                    idx = block.count(b"\n", lo, start) if idx < 0 else idx + 1 + block.count(b"\n", line_end + 1, start)
+                    idx = count_lines(block, lo, start) if idx < 0 else idx + 1 + count_lines(block, line_end + 1, start)
                     level, line = None, None
                 last_line_start, line_end = start, end
             start = last_line_start
@@ -231,7 +231,7 @@ class Scanner:
                 index.append(idx)
             masks[idx] = masks.get(idx, 0) | 1 << ci
             events.append((idx, cls.before, cls.after))
-        lines = (idx + 1 + block.count(b"\n", line_end + 1, hi)) if idx >= 0 else count_lines(block, lo, hi)
+        lines = (idx + 1 + count_lines(block, line_end + 1, hi)) if idx >= 0 else count_lines(block, lo, hi)
         return _Hot(starts, index, masks, events, lines)
 
     def _emit(self, block: bytes, lo: int, hi: int, hot: _Hot, st: State) -> Iterator[HotLine]:
