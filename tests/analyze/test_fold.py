@@ -103,7 +103,8 @@ def _logs() -> list[Path]:
     own = [*sorted((ROOT / "tests" / "assets" / "logs").glob("*.log")), *sorted((ROOT / "tests" / "analyze" / "assets").glob("*.log")),
            ROOT / "examples" / "founding-case.log"]
     corpora = [ROOT / "tests" / "corpus_extra" / "cases", ROOT / "tests" / "corpus_new" / "cases",
-               ROOT / "tests" / "corpus_fresh" / "cases", ROOT / "tests" / "corpus_fifth" / "cases", SHARED / "corpus" / "dev" / "cases"]
+               ROOT / "tests" / "corpus_fresh" / "cases", ROOT / "tests" / "corpus_fifth" / "cases",
+               ROOT / "tests" / "corpus_sixth" / "cases", SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
 

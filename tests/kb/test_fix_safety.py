@@ -61,6 +61,7 @@ def test_the_cli_prints_no_unsafe_fix(tmp_path: Path) -> None:
     ("findmnt -T {path}", {"path": "-R"}),
     ("pip install {package}", {"package": "-e"}),
     ("pip install {package}", {"package": "evilpkg"}),
+    ("pip install {spec}", {"spec": "evilpkg[audio]"}),
     ("pip install -U '{package}>={version}'", {"package": "torchh", "version": "2.4"}),
     ("pip install 'transformers{requirement}'", {"requirement": "-evil"}),
     ("apt-get install -y {apt_package}", {"apt_package": "libnuma1x"}),
@@ -81,6 +82,9 @@ def test_refused(template: str, captures: dict[str, str]) -> None:
     ("apt-get install -y python{pyver}-dev", {"pyver": "3.12"}, "apt-get install -y python3.12-dev"),
     ("ls -la {path}", {"path": "/models/Qwen3-8B"}, "ls -la /models/Qwen3-8B"),
     ("ss -ltnp 'sport = :{port}'", {"port": "8000"}, "ss -ltnp 'sport = :8000'"),
+    # a package with extras: single-quoted (a shell reads brackets as a pattern), unless the template quotes it
+    ("pip install {spec}", {"spec": "vllm[audio]"}, "pip install 'vllm[audio]'"),
+    ("pip install '{requirement}'", {"requirement": "sglang[srt,http2]"}, "pip install 'sglang[srt,http2]'"),
 ])
 def test_allowed(template: str, captures: dict[str, str], expected: str) -> None:
     assert fill_command(template, captures) == (expected, None)

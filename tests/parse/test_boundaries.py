@@ -36,8 +36,8 @@ CASES = [
         4, "ValueError", "QX77 bad shard map\nthe shard index lists 3 files, 4 were found", 1,
         id="plain-continuation-stays"),
     pytest.param(
-        TB + "ValueError: loader 'fast' raised:\nKeyError: 'model.layers.0.weight'\n",
-        4, "ValueError", "loader 'fast' raised:\nKeyError: 'model.layers.0.weight'", 1,
+        TB + "ValueError: loader 'fast' raised:\nKeyError: 'qx77_shard_map'\n",
+        4, "ValueError", "loader 'fast' raised:\nKeyError: 'qx77_shard_map'", 1,
         id="announced-embedded-error-stays"),
     pytest.param(
         TB + "ValueError: QX77 bad shard map\n rank=0\nError: ShardCannotStart\n",

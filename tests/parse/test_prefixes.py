@@ -17,7 +17,9 @@ CASES = [
      "Timeout at NCCL work: 32"),  # a collector's bracketed RFC 3339 time, then torch's rank and glog header
     (" [rank3]:[E227 16:30:43.526 ProcessGroupNCCL.cpp:630] Some NCCL operations have failed",
      "Some NCCL operations have failed"),
-    ("[2025-03-10 14:17:52] Load weight end.", "Load weight end."),  # SGLang's own time (no `T`): its prefix
+    ("[2025-03-10 14:17:52] Load weight end.", "Load weight end."),
+    ("[warning]WARNING 10-09 08:58:51 [chat_utils.py:376] x is not supported", "x is not supported"),
+    ("[error]Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),  # SGLang's own time (no `T`): its prefix
     ("Feb 09 18:55:00 asus ollama[11630]: Error: boom", "Error: boom"),
     ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
     ("2月 25 17:49:00 host python3[41]: hello", "hello"),
@@ -97,6 +99,11 @@ def test_last_component() -> None:
     ("2025-08-13 04:39:39,318 - __main__ - INFO - WARNING: a word, not a child's header", "INFO"),
     ("2025-08-13 04:39:31,837 - m - INFO - (EngineCore_DP0 pid=1) ERROR 08-13 04:39:39 [core.py:7] x", "ERROR"),
     ("2025-08-13 04:39:39,318 - __main__ - INFO - Errors are counted", "INFO"),
+    # a hosting platform's lower-case tag before each relayed line; the engine's own header wins
+    ("[error]Please install vllm[audio] for audio support", "ERROR"),
+    ("[warning]WARNING 10-09 08:58:51 [chat_utils.py:376] x is not supported", "WARNING"),
+    ("[error]INFO 10-09 08:58:50 [chat_utils.py:473] a line on stderr", "INFO"),
+    ("[info] Starting Serverless Worker", "INFO"),
 ])
 def test_levels_come_from_the_header(raw: str, level: str) -> None:
     assert parse_line(1, raw).level == level

@@ -13,6 +13,9 @@ from crashdoc.regex import Regex
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
 _SAFE_VALUE = Regex(r"^[\w.+\-/:@%,~=]+$")
+#: ... or when it is a package with extras (`vllm[audio]`, `sglang[srt,http2]`): pasted in single quotes (a
+#: shell would read the brackets as a pattern), which nothing in it can close.
+_EXTRAS = Regex(r"^[A-Za-z0-9][\w.\-]*\[[\w\-]+(?:,[\w\-]+)*\]$")
 
 #: Directories a fix must never name from a log (a chown of /etc); the trees under the pseudo file systems too.
 _SYSTEM_DIRS = frozenset({
@@ -83,7 +86,7 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
     if not template:
         return None, None
     names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-    if any(n not in captures or not _SAFE_VALUE.match(captures[n]) for n in names):
+    if any(n not in captures or not (_SAFE_VALUE.match(captures[n]) or _EXTRAS.match(captures[n])) for n in names):
         return None, None
     for n in sorted(names):
         if captures[n].startswith("-"):
@@ -96,7 +99,14 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
         return None, (f"The package name `{unknown[0]}` came from the log and was not verified (it is not a known "
                       "distribution): check its real name on pypi.org or in the engine's documentation before "
                       "installing anything.")
-    return template.format_map(captures), None
+    pasted = {n: v if _SAFE_VALUE.match(v) or _quoted(template, n) else f"'{v}'" for n, v in captures.items() if n in names}
+    return template.format_map(pasted), None
+
+
+def _quoted(template: str, name: str) -> bool:
+    """Whether `{name}` stands inside single quotes in the template (`pip install '{requirement}'`)."""
+    at = template.find("{" + name + "}")
+    return template.count("'", 0, at) % 2 == 1
 
 
 def format_command(template: str | None, captures: dict[str, str]) -> str | None:

@@ -27,6 +27,10 @@ _SYSLOG = Regex(
 _ISO_BRACKET = Regex(r"\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)\] ")
 """A collector's or log viewer's RFC 3339 timestamp in brackets (`[2025-02-27T16:30:43.486Z] `); SGLang's own
 `[2025-03-10 14:17:52] ` has no `T` and stays its prefix."""
+_STREAM_TAG = Regex(r"\[(?P<tag>info|warning|warn|error|debug|critical|fatal)\] ?")
+"""A hosting platform's lower-case level tag before each line it relays (RunPod's serverless workers:
+`[info]INFO 10-09 ... [chat_utils.py:473] ...`, `[error]Please install ...`): the line's level unless the line
+has its own."""
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
@@ -93,6 +97,12 @@ def _outer(s: str, f: dict[str, Any]) -> str:
         m = _match(_ISO_BRACKET, s, s.startswith("[") and s[1:2].isdigit())
         if m:
             f.setdefault("ts", m.group("ts"))
+            s = s[m.end():]
+            continue
+        m = _match(_STREAM_TAG, s, s.startswith("[") and s[1:2].islower())
+        if m:
+            tag = m.group("tag").upper()
+            f.setdefault("level", "WARNING" if tag == "WARN" else tag)  # (an engine header after it says its own)
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
