@@ -202,3 +202,35 @@ def test_a_common_word_and_one_character_is_weak() -> None:
     lits = necessary_literals(r"(?i)\b(?:only|either|or|be|of) [1-6]-?D\b")
     assert lits is None or lits.weak or ("or 1d" in lits.strings and "or 1" not in lits.strings)
     assert not necessary_literals(r"\bneeds (?:SM|sm)_?\d").weak  # type: ignore[union-attr]
+
+
+def test_the_plan_finds_every_rule_example_line_through_a_literal_listing_its_pattern() -> None:
+    """The block pass's plan, after a literal that contains a shorter one is left out (its patterns listed under
+    the shorter one): every rule example line a scanner pattern matches holds a stand-in of the plan that lists
+    that pattern; and no plain literal of the plan contains another."""
+    kb = KnowledgeBase.load()
+    patterns = kb.scan_patterns()
+    plan = prefilter_patterns(patterns)
+    by_pattern: dict[str, list[re.Pattern[bytes]]] = {}
+    for stand_in, pats, _ in plan:
+        crx = re.compile(stand_in.encode(), re.MULTILINE)
+        for p in pats:
+            by_pattern.setdefault(p, []).append(crx)
+    checked = 0
+    for rule in kb.rules:
+        for rx in rule.regexes:
+            p = to_scan_pattern(rx, rule.ignore_case)
+            if p is None or p not in by_pattern:
+                continue
+            crx = re.compile(p.encode())
+            for ex in rule.examples:
+                for line in ex.log.encode().splitlines():
+                    if crx.search(line):
+                        checked += 1
+                        assert any(s.search(line) for s in by_pattern[p]), (rule.id, p, line)
+    assert checked > 300
+    plain = [s for s, _, whole in plan if not whole and not s.startswith("(?i)")]
+    assert len(plain) == len(set(plain))
+    texts = sorted((re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), s) for s in plain), key=len)
+    for i, t in enumerate(texts):
+        assert not any(u in t for u in texts[:i] if len(u) < len(t)), t
