@@ -62,6 +62,7 @@ def test_the_cli_prints_no_unsafe_fix(tmp_path: Path) -> None:
     ("pip install {package}", {"package": "-e"}),
     ("pip install {package}", {"package": "evilpkg"}),
     ("pip install {spec}", {"spec": "evilpkg[audio]"}),
+
     ("pip install -U '{package}>={version}'", {"package": "torchh", "version": "2.4"}),
     ("pip install 'transformers{requirement}'", {"requirement": "-evil"}),
     ("apt-get install -y {apt_package}", {"apt_package": "libnuma1x"}),
@@ -95,3 +96,15 @@ def test_every_package_a_rule_table_installs_is_known(kb: KnowledgeBase) -> None
                for lk in r.lookups if lk.name in ("package", "pipname", "apt_package") for _, v in lk.table
                if re.sub(r"[-_.]+", "-", v.lower()) not in known_packages()]
     assert not unknown, unknown
+
+
+@pytest.mark.parametrize(("template", "captures"), [
+    ("pip install {spec}", {"spec": "vllm[audio]\n"}),  # a newline
+    ('pip install "{spec}"', {"spec": "vllm[audio]"}),  # inside double quotes
+    ("pip install {spec} && echo '{spec}'", {"spec": "vllm[audio]"}),  # bare once, quoted once
+    ("pip install {spec}", {"spec": "vllm\u0445[audio]"}),  # a non-ASCII letter
+    ("pip install {spec}", {"spec": "vllm[audio];id"}),
+    ("pip install {spec}", {"spec": "vllm['a']"}),
+])
+def test_a_package_with_extras_is_pasted_only_where_quoting_is_certain(template: str, captures: dict[str, str]) -> None:
+    assert fill_command(template, captures) == (None, None)

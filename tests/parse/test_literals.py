@@ -8,6 +8,7 @@ import re
 import pytest
 
 from crashdoc.kb import KnowledgeBase
+from crashdoc.parse import literal_plan
 from crashdoc.parse.literal_plan import prefilter_patterns
 from crashdoc.parse.literals import MIN_LEN, necessary_literals
 from crashdoc.parse.regex_parts import alternatives, bars, runs
@@ -88,7 +89,7 @@ def test_a_common_word_alternative_is_found_by_its_rare_run() -> None:
     line with a version requirement is still found while one with only `with` is not."""
     pattern = r"\b(?:[Rr]equires?|with|both)\b[^\n`]{0,60}?[\s(]([a-z][\w.\-]*)(?:>=|==)(\d+\.\d[\w.]*)"
     plan = prefilter_patterns((pattern,))
-    assert [(lit, whole) for lit, _, whole in plan] == [(r"[\s(]([a-z][\w.\-]*)(?:>=|==)(\d+\.\d[\w.]*)", True)]
+    assert [(lit, whole) for lit, _, whole, _ in plan] == [(r"[\s(]([a-z][\w.\-]*)(?:>=|==)(\d+\.\d[\w.]*)", True)]
     sc = Scanner(extra_patterns=(pattern,))
     rule = sc.class_bit("rule")
     import io
@@ -211,11 +212,11 @@ def test_the_plan_finds_every_rule_example_line_through_a_literal_listing_its_pa
     kb = KnowledgeBase.load()
     patterns = kb.scan_patterns()
     plan = prefilter_patterns(patterns)
-    by_pattern: dict[str, list[re.Pattern[bytes]]] = {}
-    for stand_in, pats, _ in plan:
+    by_pattern: dict[str, list[tuple[re.Pattern[bytes], tuple[tuple[bytes, bool], ...]]]] = {}
+    for stand_in, pats, _, needles in plan:
         crx = re.compile(stand_in.encode(), re.MULTILINE)
-        for p in pats:
-            by_pattern.setdefault(p, []).append(crx)
+        for p, need in zip(pats, needles):
+            by_pattern.setdefault(p, []).append((crx, need))
     checked = 0
     for rule in kb.rules:
         for rx in rule.regexes:
@@ -227,10 +228,34 @@ def test_the_plan_finds_every_rule_example_line_through_a_literal_listing_its_pa
                 for line in ex.log.encode().splitlines():
                     if crx.search(line):
                         checked += 1
-                        assert any(s.search(line) for s in by_pattern[p]), (rule.id, p, line)
+                        assert any(s.search(line) and (not need or any(n in (line.lower() if ci else line) for n, ci in need))
+                                   for s, need in by_pattern[p]), (rule.id, p, line)
     assert checked > 300
-    plain = [s for s, _, whole in plan if not whole and not s.startswith("(?i)")]
-    assert len(plain) == len(set(plain))
-    texts = sorted((re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), s) for s in plain), key=len)
-    for i, t in enumerate(texts):
-        assert not any(u in t for u in texts[:i] if len(u) < len(t)), t
+    # each stand-in took at most MAX_TAKEN literals (the needles a hit may test), and the pass holds far fewer
+    assert all(len({n for ns in needles for n in ns}) <= literal_plan.MAX_TAKEN for _, _, _, needles in plan)
+    unmerged = _unmerged(patterns)
+    assert len(plan) < 0.8 * len(unmerged), (len(plan), len(unmerged))
+
+
+def _unmerged(patterns: list[str]) -> list[object]:
+    taken = literal_plan.MAX_TAKEN
+    literal_plan.MAX_TAKEN = 0
+    try:
+        return literal_plan._prefilter_patterns(patterns)  # (not the cached plan)
+    finally:
+        literal_plan.MAX_TAKEN = taken
+
+
+def test_a_merged_literal_keeps_its_case_rules_and_its_own_needle() -> None:
+    """A caseless literal with a non-ASCII letter (hyperscan folds ASCII only: its two cases are two literals) is
+    not merged into the other case; a pattern merged into a shorter literal is tried only on lines with its own."""
+    sc = Scanner(extra_patterns=("(?i)erreur mémoire",))
+    data = "x\nERREUR MÉMOIRE\nerreur mémoire\n".encode()
+    import io
+
+    assert [h.lineno for h in sc.lines(io.BytesIO(data)) if h.mask & sc.class_bit("rule")] == [3]  # (bytes: ASCII case only)
+    plan = prefilter_patterns((r"requires a reload of the prefix block \d+", r"\brequires\b"))
+    merged = {lit: dict(zip(pats, needles)) for lit, pats, _, needles in plan}
+    assert len(merged) == 1
+    [(lit, needles)] = merged.items()
+    assert needles[r"\brequires\b"] == () and needles[r"requires a reload of the prefix block \d+"]

@@ -17,9 +17,11 @@ CASES = [
      "Timeout at NCCL work: 32"),  # a collector's bracketed RFC 3339 time, then torch's rank and glog header
     (" [rank3]:[E227 16:30:43.526 ProcessGroupNCCL.cpp:630] Some NCCL operations have failed",
      "Some NCCL operations have failed"),
-    ("[2025-03-10 14:17:52] Load weight end.", "Load weight end."),
+    ("[2025-03-10 14:17:52] Load weight end.", "Load weight end."),  # SGLang's own time (no `T`): its prefix
+    # a hosting platform's level tag: one blank after it goes with it, an indentation stays
     ("[warning]WARNING 10-09 08:58:51 [chat_utils.py:376] x is not supported", "x is not supported"),
-    ("[error]Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),  # SGLang's own time (no `T`): its prefix
+    ("[error]Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),
+    ("[error] Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),
     ("Feb 09 18:55:00 asus ollama[11630]: Error: boom", "Error: boom"),
     ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
     ("2月 25 17:49:00 host python3[41]: hello", "hello"),
@@ -62,6 +64,10 @@ def test_prefixes_are_stripped(raw: str, expected: str) -> None:
     assert parse_line(1, raw).text.strip() == expected
 
 
+def test_a_level_tag_keeps_the_indentation_after_it() -> None:
+    assert parse_line(1, '[warn]  File "/x.py", line 3, in f').text == '  File "/x.py", line 3, in f'
+
+
 @pytest.mark.parametrize(
     ("text", "exception", "message"),
     [
@@ -99,13 +105,17 @@ def test_last_component() -> None:
     ("2025-08-13 04:39:39,318 - __main__ - INFO - WARNING: a word, not a child's header", "INFO"),
     ("2025-08-13 04:39:31,837 - m - INFO - (EngineCore_DP0 pid=1) ERROR 08-13 04:39:39 [core.py:7] x", "ERROR"),
     ("2025-08-13 04:39:39,318 - __main__ - INFO - Errors are counted", "INFO"),
-    # a hosting platform's lower-case tag before each relayed line; the engine's own header wins
+    # a hosting platform's lower-case tag before each relayed line; the line's own level (an engine header, an
+    # error-format row, logfmt, a JSON record) wins, and an info tag gives none
     ("[error]Please install vllm[audio] for audio support", "ERROR"),
     ("[warning]WARNING 10-09 08:58:51 [chat_utils.py:376] x is not supported", "WARNING"),
     ("[error]INFO 10-09 08:58:50 [chat_utils.py:473] a line on stderr", "INFO"),
-    ("[info] Starting Serverless Worker", "INFO"),
+    ('[info]time=2024-10-09T08:58:50Z level=ERROR source=server.go:12 msg="llama runner process has terminated"', "ERROR"),
+    ("[info]E1009 08:58:51.123456 12345 file.cc:12] Check failed: x == y", "ERROR"),
+    ('[info]{"level":"error","msg":"model load failed"}', "ERROR"),
+    ("[info]torch.OutOfMemoryError: CUDA out of memory.", None),
 ])
-def test_levels_come_from_the_header(raw: str, level: str) -> None:
+def test_levels_come_from_the_header(raw: str, level: str | None) -> None:
     assert parse_line(1, raw).level == level
 
 

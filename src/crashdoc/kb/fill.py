@@ -12,10 +12,10 @@ from crashdoc.datafile import package_file
 from crashdoc.regex import Regex
 
 #: A capture may only be pasted into a shell command when it consists of these characters.
-_SAFE_VALUE = Regex(r"^[\w.+\-/:@%,~=]+$")
+_SAFE_VALUE = Regex(r"^[\w.+\-/:@%,~=]+\Z")
 #: ... or when it is a package with extras (`vllm[audio]`, `sglang[srt,http2]`): pasted in single quotes (a
 #: shell would read the brackets as a pattern), which nothing in it can close.
-_EXTRAS = Regex(r"^[A-Za-z0-9][\w.\-]*\[[\w\-]+(?:,[\w\-]+)*\]$")
+_EXTRAS = Regex(r"[A-Za-z0-9][A-Za-z0-9._\-]*\[[A-Za-z0-9_\-]+(?:,[A-Za-z0-9_\-]+)*\]")
 
 #: Directories a fix must never name from a log (a chown of /etc); the trees under the pseudo file systems too.
 _SYSTEM_DIRS = frozenset({
@@ -86,7 +86,8 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
     if not template:
         return None, None
     names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-    if any(n not in captures or not (_SAFE_VALUE.match(captures[n]) or _EXTRAS.match(captures[n])) for n in names):
+    if any(n not in captures or not (_SAFE_VALUE.match(captures[n]) or _extras_pasteable(template, n, captures[n]))
+           for n in names):
         return None, None
     for n in sorted(names):
         if captures[n].startswith("-"):
@@ -99,14 +100,31 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
         return None, (f"The package name `{unknown[0]}` came from the log and was not verified (it is not a known "
                       "distribution): check its real name on pypi.org or in the engine's documentation before "
                       "installing anything.")
-    pasted = {n: v if _SAFE_VALUE.match(v) or _quoted(template, n) else f"'{v}'" for n, v in captures.items() if n in names}
+    pasted = {n: v if _SAFE_VALUE.match(v) or _contexts(template, n) == {"'"} else f"'{v}'"
+              for n, v in captures.items() if n in names}
     return template.format_map(pasted), None
 
 
-def _quoted(template: str, name: str) -> bool:
-    """Whether `{name}` stands inside single quotes in the template (`pip install '{requirement}'`)."""
-    at = template.find("{" + name + "}")
-    return template.count("'", 0, at) % 2 == 1
+def _extras_pasteable(template: str, name: str, value: str) -> bool:
+    """A package with extras may be pasted where the template leaves `{name}` bare (it is single-quoted) or in
+    single quotes (as it is), every time the name occurs; never inside double quotes."""
+    return _EXTRAS.fullmatch(value) is not None and len(_contexts(template, name)) == 1 and '"' not in _contexts(template, name)
+
+
+def _contexts(template: str, name: str) -> set[str]:
+    """The quoting around each `{name}` of the template: "'" or '"' (inside such quotes) or "" (bare)."""
+    out: set[str] = set()
+    quote, i, token = "", 0, "{" + name + "}"
+    while i < len(template):
+        if template.startswith(token, i):
+            out.add(quote)
+            i += len(token)
+            continue
+        ch = template[i]
+        if ch in "'\"" and quote in ("", ch):
+            quote = "" if quote == ch else ch
+        i += 1
+    return out
 
 
 def format_command(template: str | None, captures: dict[str, str]) -> str | None:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from crashdoc.parse.literals import Literals
 
 
-def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, ...], bool]]:
+def prefilter_patterns(patterns: Sequence[str]) -> list[Entry]:
     """The block pass's stand-ins for `patterns`, each with the patterns it stands for and whether it is a regex
     (else a literal): per top-level alternative of a pattern, its necessary literals (`(?i)` for a caseless set),
     or the alternative itself where it has no literal of MIN_LEN characters or only common words (parse/literals.py).
@@ -30,7 +30,7 @@ def prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, ..
             if trusted(path):
                 plan = marshal.loads(path.read_bytes())
                 # NOTE: marshal keeps tuples and bools: the plan is used as read (a start converts nothing)
-                if isinstance(plan, list) and all(type(e) is tuple and len(e) == 3 for e in plan):
+                if isinstance(plan, list) and all(type(e) is tuple and len(e) == 4 for e in plan):
                     return plan
         except (OSError, ValueError, TypeError, EOFError):
             pass
@@ -55,11 +55,18 @@ def plan_key(patterns: Sequence[str]) -> str:
     return _plan_key(tuple(patterns))
 
 
-LITERALS_VERSION = 18
+LITERALS_VERSION = 20
 """Bump when parse/literals.py changes what it finds (the cache key)."""
 
 
-def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, ...], bool]]:
+Needle = tuple[bytes, bool]
+"""A literal a line must hold (ASCII lower case when caseless, the bool) for a merged pattern to be tried."""
+Entry = tuple[str, tuple[str, ...], bool, tuple[tuple[Needle, ...], ...]]
+"""(stand-in, the patterns it stands for, whether it is a regex, for each pattern the needles of the literals merged
+into this stand-in that it stood behind (empty: the stand-in is a literal of its own))."""
+
+
+def _prefilter_patterns(patterns: Sequence[str]) -> list[Entry]:
     out: dict[str, list[str]] = {}
     whole: set[str] = set()
     strings: dict[str, tuple[str, bool]] = {}  # literal stand-in -> (its string, caseless)
@@ -74,24 +81,49 @@ def _prefilter_patterns(patterns: Sequence[str]) -> list[tuple[str, tuple[str, .
                 k = ("(?i)" if lits.caseless else "") + _hs_literal(s)
                 out.setdefault(k, []).append(p)
                 strings[k] = (s, lits.caseless)
-    _merge_covered(out, strings)
-    return [(k, tuple(sorted(set(v))), k in whole) for k, v in out.items()]
+    behind = _merge_covered(out, strings)
+    plan: list[Entry] = []
+    for k, v in out.items():
+        pats = tuple(sorted(set(v)))
+        needles = behind.get(k, {})
+        plan.append((k, pats, k in whole, tuple(tuple(sorted(needles.get(p, ()))) for p in pats)))
+    return plan
 
 
-def _merge_covered(out: dict[str, list[str]], strings: dict[str, tuple[str, bool]]) -> None:
+MIN_COVER = 8
+"""Bytes a literal needs to take the literals that contain it (a shorter one is a common word: `error`, `CUDA`)."""
+MAX_TAKEN = 8
+"""Literals one literal takes at most: each of its hits then tests at most this many needles more."""
+
+
+def _merge_covered(out: dict[str, list[str]], strings: dict[str, tuple[str, bool]]) -> dict[str, dict[str, set[Needle]]]:
     """Leave out each literal that contains a shorter one of the plan (`does not match flashinfer version (`
-    holds ` does not match flashinfer version `): a line with it has the shorter one too, whose hit now runs its
-    patterns as well. The same lines are confirmed; the pass holds about half as many literals (hyperscan's
-    literal matcher slows with their number: 3,560 -> ~1,800)."""
-    kept: list[tuple[str, str, bool]] = []  # (stand-in, string as compared, caseless), shortest first
-    for k in sorted(strings, key=lambda k: (len(strings[k][0]), k)):
+    holds ` does not match flashinfer version `): a line with it has the shorter one too, whose hit now tries its
+    patterns as well, each only on a line that holds the literal it stood behind (a needle: a substring test, so a
+    short literal's hits do not run dozens of regexes). The same lines are confirmed; the pass holds about half as
+    many literals (hyperscan's literal matcher slows with their number: 3,560 -> ~1,800).
+
+    Compared as bytes, caseless ones in ASCII lower case: hyperscan's `(?i)` folds ASCII only (a non-ASCII letter's
+    two cases are two literals, parse/literals.py). Returns, per kept literal, the needles of its merged patterns."""
+    kept: list[tuple[str, bytes, bool]] = []  # (stand-in, bytes as compared, caseless), shortest first
+    behind: dict[str, dict[str, set[Needle]]] = {}
+    own = {k: set(v) for k, v in out.items()}  # the patterns each literal stands for itself
+    taken: dict[str, int] = {}  # literals merged into each cover
+    for k in sorted(strings, key=lambda k: (len(strings[k][0].encode()), k)):
         s, caseless = strings[k]
-        low = s.lower()
-        cover = next((c for c, cs, ci in kept if (cs in low if ci else not caseless and cs in s)), None)
+        raw = s.encode()
+        low = raw.lower()
+        cover = next((c for c, cb, ci in kept if len(cb) >= MIN_COVER and taken.get(c, 0) < MAX_TAKEN
+                      and (cb in low if ci else not caseless and cb in raw)), None)
         if cover is None:
-            kept.append((k, low if caseless else s, caseless))
-        else:
-            out[cover].extend(out.pop(k))
+            kept.append((k, low if caseless else raw, caseless))
+            continue
+        taken[cover] = taken.get(cover, 0) + 1
+        for p in out.pop(k):
+            if p not in own[cover]:
+                behind.setdefault(cover, {}).setdefault(p, set()).add((low if caseless else raw, caseless))
+                out[cover].append(p)
+    return behind
 
 
 def _stand_in(branch: str) -> tuple[Literals | None, str]:

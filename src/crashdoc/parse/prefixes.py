@@ -27,10 +27,12 @@ _SYSLOG = Regex(
 _ISO_BRACKET = Regex(r"\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)\] ")
 """A collector's or log viewer's RFC 3339 timestamp in brackets (`[2025-02-27T16:30:43.486Z] `); SGLang's own
 `[2025-03-10 14:17:52] ` has no `T` and stays its prefix."""
-_STREAM_TAG = Regex(r"\[(?P<tag>info|warning|warn|error|debug|critical|fatal)\] ?")
+_STREAM_TAG = Regex(r"\[(?P<tag>info|warning|warn|error|debug|critical|fatal)\](?: (?! ))?")
 """A hosting platform's lower-case level tag before each line it relays (RunPod's serverless workers:
-`[info]INFO 10-09 ... [chat_utils.py:473] ...`, `[error]Please install ...`): the line's level unless the line
-has its own."""
+`[info]INFO 10-09 ... [chat_utils.py:473] ...`, `[error]Please install ...`): the line's level when the line has
+none of its own, and only a warning or worse (a platform that tags by stream calls a traceback `[info]`); one
+blank after it goes with it, an indentation stays."""
+_TAG_LEVELS = {"warning": "WARNING", "warn": "WARNING", "error": "ERROR", "critical": "CRITICAL", "fatal": "CRITICAL"}
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
@@ -101,8 +103,8 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             continue
         m = _match(_STREAM_TAG, s, s.startswith("[") and s[1:2].islower())
         if m:
-            tag = m.group("tag").upper()
-            f.setdefault("level", "WARNING" if tag == "WARN" else tag)  # (an engine header after it says its own)
+            if m.group("tag") in _TAG_LEVELS:
+                f.setdefault("tag_level", _TAG_LEVELS[m.group("tag")])  # (read after every header: `strip`)
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
@@ -135,6 +137,9 @@ def _outer(s: str, f: dict[str, Any]) -> str:
 def strip(s: str, f: dict[str, Any]) -> str:
     """The whole ladder on one cleaned line: outer wrappers, then engine prefixes and logger headers."""
     text = inner(_outer(s, f), f)
+    tag = f.pop("tag_level", None)
+    if tag is not None:
+        f.setdefault("level", tag)
     m = _REPEATED.search(text) if "[repeated " in text else None
     if m:  # Ray's log deduplication suffix
         text = text[: m.start()]

@@ -42,6 +42,8 @@ BLOCK = 8 << 20
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
 MAX_BEFORE = 3
+SHORT_SPAN = 512
+"""Bytes between two hit lines counted with one `bytes.count` call (a call to count_lines costs more there)."""
 """Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
 
@@ -66,14 +68,18 @@ class Scanner:
         literals: list[tuple[str, int, bool]] = []  # (pattern, class index, prefilter) of the rule literals
         self.literal_rules: list[tuple[str, ...]] = []
         """For each rule literal of the block pass (class index rule_index + i), the rule patterns that contain it."""
+        self.literal_needles: list[tuple[tuple[tuple[bytes, bool], ...], ...]] = []
+        """For each of those patterns, the literals one of which a line must hold for it to be tried (none: any line;
+        parse/literal_plan.py merges a literal into a shorter one it contains)."""
         if extra_patterns:
             rule = MarkerClass("rule", tuple(extra_patterns), before=1, after=6, drop_levels=DEBUG_LEVELS, drop_quoted=LOGGED)
             self.rule_index = len(classes)
             self._rule = rule
             plan = prefilter_patterns(extra_patterns)
             first = self.rule_index
-            literals = [(lit, first + i, whole) for i, (lit, _, whole) in enumerate(plan)]
-            self.literal_rules = [pats for _, pats, _ in plan]
+            literals = [(lit, first + i, whole) for i, (lit, _, whole, _) in enumerate(plan)]
+            self.literal_rules = [pats for _, pats, _, _ in plan]
+            self.literal_needles = [needles for _, _, _, needles in plan]
             classes.append(rule)
         self.classes = classes
         if len(markers) + len(literals) >= 1 << 16:
@@ -158,7 +164,13 @@ class Scanner:
     def _literal_confirms(self, i: int, line: bytes, level: tuple[str | None, int]) -> bool:
         """Whether a rule pattern containing rule literal i matches the line and passes the rule class's check."""
         cls = self.classes[self.rule_index]
-        for p in self.literal_rules[i]:
+        lower: bytes | None = None
+        for p, needles in zip(self.literal_rules[i], self.literal_needles[i]):
+            if needles:
+                if lower is None:
+                    lower = line.lower()
+                if not any(n in (lower if caseless else line) for n, caseless in needles):
+                    continue  # the literal this pattern stood behind is not on the line
             m = _compiled_rule(p).search(line)
             if m is not None and passes(cls, line, max(m.end() - 1, 0), level):
                 return True
@@ -191,7 +203,10 @@ class Scanner:
                 end = hi if end < 0 else end
                 if start != last_line_start:  # (a hit on a line's newline is still that line's)
                     # NOTE: counted from the last hit's line only: a dense block costs one short count per line
-                    idx = count_lines(block, lo, start) if idx < 0 else idx + 1 + count_lines(block, line_end + 1, start)
+                    # (a short span between hit lines, as in a dense block, is counted inline: no call)
+                    idx = (count_lines(block, lo, start) if idx < 0 else idx + 1 + (
+                        block.count(b"\n", line_end + 1, start) if start - line_end < SHORT_SPAN
+                        else count_lines(block, line_end + 1, start)))
                     level, line = None, None
                 last_line_start, line_end = start, end
             start = last_line_start
