@@ -147,7 +147,8 @@ def count_lines(data: bytes, lo: int, hi: int) -> int:
 
     NOTE: a piece's length less its length without newlines: `bytes.replace` finds them with memchr, about
     three times as fast as `bytes.count` does for one byte (0.28 against 0.82 s a GB, measured on engine logs
-    and on an error-dense crash loop), and no slower on the short spans between the hot lines of a dense block."""
+    and on an error-dense crash loop); the short spans between the hot lines of a dense block the scanner counts
+    inline (parse/scan.py SHORT_SPAN)."""
     n = 0
     for i in range(lo, hi, COUNT_PIECE):
         piece = data[i:min(i + COUNT_PIECE, hi)]

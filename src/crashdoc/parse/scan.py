@@ -42,9 +42,9 @@ BLOCK = 8 << 20
 SWITCH_INTERVAL = 0.0002
 """Seconds between GIL hand-overs while scanning (Python's default is 0.005)."""
 MAX_BEFORE = 3
+"""Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 SHORT_SPAN = 512
 """Bytes between two hit lines counted with one `bytes.count` call (a call to count_lines costs more there)."""
-"""Lines kept from the end of a block for before-context of a hit at the start of the next one."""
 
 
 class Scanner:
