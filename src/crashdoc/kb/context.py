@@ -16,8 +16,8 @@ WORDINGS: frozenset[str] = frozenset({
     "vllm", "sglang", "tgi", "tensorrt-llm", "tritonserver", "llamacpp", "ollama", "lmdeploy", "openllm", "localai",
     "aphrodite", "exllama", "flashinfer", "torch", "nccl", "cuda", "nvidia-driver", "transformers", "huggingface_hub",
     "safetensors", "triton", "xformers", "flash-attn", "deepspeed", "ray", "pip", "python", "numpy", "gcc", "clang", "ninja",
-    "setuptools", "uv", "pydantic", "mindie", "go", "rust", "systemd", "docker", "kubernetes", "linux", "macos", "windows", "glibc", "musl",
-    "kernel",
+    "setuptools", "uv", "pydantic", "mindie", "go", "rust", "systemd", "docker", "kubernetes", "linux", "macos",
+    "windows", "glibc", "musl", "kernel",
 })
 #: the keys of an override's `when:` that are not captures: every message of the chain, the logged arguments
 CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")

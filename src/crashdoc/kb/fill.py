@@ -86,7 +86,8 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
     if not template:
         return None, None
     names = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-    if any(n not in captures or not (_SAFE_VALUE.match(captures[n]) or _extras_pasteable(template, n, captures[n]))
+    quoting = {n: _contexts(template, n) for n in names}
+    if any(n not in captures or not (_SAFE_VALUE.match(captures[n]) or _extras_pasteable(quoting[n], captures[n]))
            for n in names):
         return None, None
     for n in sorted(names):
@@ -100,15 +101,15 @@ def fill_command(template: str | None, captures: dict[str, str]) -> tuple[str | 
         return None, (f"The package name `{unknown[0]}` came from the log and was not verified (it is not a known "
                       "distribution): check its real name on pypi.org or in the engine's documentation before "
                       "installing anything.")
-    pasted = {n: v if _SAFE_VALUE.match(v) or _contexts(template, n) == {"'"} else f"'{v}'"
-              for n, v in captures.items() if n in names}
+    pasted = {n: v if _SAFE_VALUE.match(v) or quoting[n] == {"'"} else f"'{v}'" for n, v in captures.items() if n in names}
     return template.format_map(pasted), None
 
 
-def _extras_pasteable(template: str, name: str, value: str) -> bool:
-    """A package with extras may be pasted where the template leaves `{name}` bare (it is single-quoted) or in
-    single quotes (as it is), every time the name occurs; never inside double quotes."""
-    return _EXTRAS.fullmatch(value) is not None and len(_contexts(template, name)) == 1 and '"' not in _contexts(template, name)
+def _extras_pasteable(quoting: set[str], value: str) -> bool:
+    """A package with extras may be pasted where the template leaves its placeholder bare (it is single-quoted) or
+    in single quotes (as it is), the same every time the placeholder occurs (`quoting`: `_contexts`); never inside
+    double quotes."""
+    return _EXTRAS.fullmatch(value) is not None and quoting in ({""}, {"'"})
 
 
 def _contexts(template: str, name: str) -> set[str]:
