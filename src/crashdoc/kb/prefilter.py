@@ -3,10 +3,10 @@ regexes of those rules only (issue 12: about 500 regex searches per error line m
 lines take minutes).
 
 The prefilter may say "maybe" when Python's regex would not match (it never decides a match: the rule's own
-regexes do), but it must never miss one. So it is used only where hyperscan's reading of a pattern is the same
-as Python's: on ASCII text (hyperscan's `\\w`, `\\b` and `(?i)` are ASCII, Python's are Unicode), and only for
-rules whose every regex converts to the scanner's form; a rule matched by exception type or frames alone is
-always tried (that costs a comparison, not a search)."""
+regexes do), but it must never miss one. So it reads a text that is not ASCII as its shadow (parse/patternset.py:
+hyperscan's `\\w`, `\\b` and `(?i)` are ASCII, Python's are Unicode), and it answers only for rules whose every
+regex converts to the scanner's form; a rule matched by exception type or frames alone is always tried (that
+costs a comparison, not a search)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
-from crashdoc.parse.patternset import PatternSet
+from crashdoc.parse.patternset import PatternSet, plain, shadow, shadow_safe
 from crashdoc.parse.scan_form import scan_form, to_scan_pattern
 from crashdoc.regex import Regex
 
@@ -57,13 +57,16 @@ class Prefilter(PatternSet):
 class Gate:
     """Whether any of a few patterns may occur in a text, in one hyperscan pass: a line no pattern can match is
     settled without running the Python regexes one by one (each an O(line) search). Like Prefilter it may say
-    "maybe" when Python would not match, never "no" when it would: it answers only for ASCII text, and only when
-    every pattern converts to the scanner's form; otherwise it always says "maybe"."""
+    "maybe" when Python would not match, never "no" when it would: it answers only when every pattern converts to
+    the scanner's form, and for a text that is not ASCII only when every pattern reads its shadow as Python reads
+    the text (parse/patternset.py); otherwise it always says "maybe"."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.patterns = tuple(patterns)
         self._db: object = None
         self._built = False
+        self._shadows = False
+        """Whether the patterns read a shadow as Python reads its text."""
         self._local = threading.local()
 
     def _database(self) -> object:
@@ -79,12 +82,19 @@ class Gate:
                 except Exception:  # an accelerator only: without it every text is a "maybe"
                     db = None
                 self._db = None if stats.skipped_patterns else db
+                self._shadows = all(shadow_safe(p) for p in converted if p is not None)
         return self._db
 
     def maybe(self, text: str) -> bool:
         """False only when no pattern can match *text*."""
         db = self._database()
-        if db is None or not text.isascii():
+        if db is None:
+            return True
+        if plain(text):
+            data = text.encode()
+        elif self._shadows:
+            data = shadow(text)
+        else:
             return True
         hit: list[bool] = []
 
@@ -96,7 +106,7 @@ class Gate:
         if scratch is None:
             scratch = self._local.scratch = new_scratch(db)
         try:
-            db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+            db.scan(data, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         except Exception:  # NOTE: hyperscan reports the stopped scan as an error (ScanTerminated): a hit
             return True
         return bool(hit)

@@ -3,22 +3,92 @@ those only (each Python search over a line costs microseconds; a hundred of them
 distinct error lines take minutes, issue 12).
 
 The answer may say "maybe" where Python's regex would not match (the caller's own search decides), never "no"
-where it would: it answers only for ASCII text without the separators \\x1c-\\x1f (hyperscan's `\\w`, `\\b`,
-`\\s` and `(?i)` are ASCII, Python's are Unicode, and Python's `\\s` takes those separators), the database is
-multi-line (`^`/`$` also match at inner line ends: a superset), and a pattern hyperscan cannot compile is
-always a candidate. Used by the knowledge base (kb/prefilter.py: which rules) and by the error-format table
-(parse/formats.py: which header and line rows)."""
+where it would. Hyperscan reads bytes: its `\\w`, `\\b`, `\\s` and `(?i)` are ASCII, Python's are Unicode (and Python's
+`\\s` takes the separators \\x1c-\\x1f). ASCII text is scanned as it is. Any other text is scanned as its shadow
+(`shadow`): each other character replaced by one ASCII character of its own kind for Python's regexes (a word
+character, a digit, a blank, or neither; a letter Python's `(?i)` equates with an ASCII one, `K` or `ſ`, by that
+letter), so a pattern that matches the text matches the shadow at the same character offsets. That holds for a
+pattern made of ASCII whose negated classes accept each stand-in where they accept what it stands for
+(`shadow_safe`); the others are candidates on such a text whatever it says. The database is multi-line (`^`/`$`
+also match at inner line ends: a superset), and a pattern hyperscan cannot compile is always a candidate. Used by
+the knowledge base (kb/prefilter.py: which rules) and by the error-format table (parse/formats.py: which header
+and line rows)."""
 
 from __future__ import annotations
 
+import codecs
+import functools
 import re
+import string
 import threading
 from collections.abc import Callable
 
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
+from crashdoc.parse.regex_parts import negated_classes
 
 _UNSEEN = re.compile("[\x1c-\x1f]")
 """ASCII that Python's `\\s` matches and hyperscan's does not (the file, group, record and unit separators)."""
+_WORD, _DIGIT, _BLANK, _OTHER = "Q", "0", "\x0b", "~"
+"""The shadow's stand-ins: a word character, a decimal digit, a blank (vertical tab: `\\s` in both, rare in a
+class), and neither."""
+_FOLDS = re.compile("(?i)[a-z]")
+_SEPARATORS = bytes.maketrans(b"\x1c\x1d\x1e\x1f", _BLANK.encode() * 4)
+_UNSAFE = re.compile(r"\(\?[aiLmsux]*a|\\(?:x[89a-fA-F]|u|U|N\{|[23][0-7]{2})")
+"""The ASCII flag, or an escape for a character beyond ASCII: a pattern with one reads the shadow differently."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _stand_in(c: str) -> str:
+    """The ASCII character `c` (not ASCII) stands for in a shadow."""
+    if _FOLDS.fullmatch(c):  # (K, ſ, ı, İ: what Python's case folding equates with an ASCII letter)
+        return next(a for a in string.ascii_lowercase if re.fullmatch(f"(?i){a}", c))
+    if c.isdecimal():
+        return _DIGIT
+    if c.isalnum() or c == "_":
+        return _WORD
+    return _BLANK if c.isspace() else _OTHER
+
+
+def _shadow_run(err: UnicodeError) -> tuple[str, int]:
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    return "".join(map(_stand_in, err.object[err.start : err.end])), err.end
+
+
+codecs.register_error("crashdoc.shadow", _shadow_run)
+
+
+def shadow(text: str) -> bytes:
+    """`text` as ASCII bytes, each other character (and each separator \\x1c-\\x1f) replaced by its stand-in."""
+    return text.encode("ascii", "crashdoc.shadow").translate(_SEPARATORS)
+
+
+def plain(text: str) -> bool:
+    """Whether hyperscan reads `text` as Python does (ASCII, no separator): scanned as it is, not as a shadow."""
+    return text.isascii() and (text.isprintable() or _UNSEEN.search(text) is None)
+
+
+@functools.lru_cache(maxsize=8192)
+def shadow_safe(pattern: str) -> bool:
+    """Whether every match of `pattern` on a text is a match on its shadow (see the module's note): the pattern is
+    ASCII, has no ASCII flag nor an escape beyond ASCII, and each negated class that accepts a character accepts
+    its stand-in (`[^ ]` takes a no-break space, but not the blank standing for it)."""
+    if not pattern.isascii() or _UNSAFE.search(pattern):
+        return False
+    for cls in negated_classes(pattern):
+        for flags in (0, re.IGNORECASE):
+            try:
+                rx = re.compile(cls, flags)
+            except re.error:
+                return False
+            if any(rx.fullmatch(c) and not rx.fullmatch(_stand_in(c)) for c in _KINDS):
+                return False
+    return True
+
+
+_KINDS = ("é", "\u0663", "\xa0", "\u201c", "\x1c", "\u212a", "\u017f", "\u0131", "\u0130")
+"""A character of each kind the shadow tells apart: a letter, a digit, a blank, neither, a separator, and the
+letters Python's case folding equates with an ASCII one."""
 
 
 class PatternSet:
@@ -26,6 +96,7 @@ class PatternSet:
 
     def __init__(self, exprs: tuple[tuple[str, int], ...], always: frozenset[int] = frozenset()) -> None:
         self.always = always
+        self.exprs = exprs
         self.db: object = None
         self._local = threading.local()
         if not hyperscan_available() or not exprs:
@@ -41,13 +112,10 @@ class PatternSet:
 
     def candidates(self, *texts: str) -> frozenset[int] | None:
         """The ids whose pattern may match one of *texts* (as if each were searched on its own), or None when every
-        id must be tried (no database, or a text that is not ASCII)."""
+        id must be tried (no database)."""
         db = self.db
         if db is None:
             return None
-        for t in texts:
-            if not t.isascii() or (not t.isprintable() and _UNSEEN.search(t) is not None):
-                return None
         try:
             scratch, found, on_match = self._local.state
         except AttributeError:  # hyperscan's scratch space is per thread (a fleet diagnoses hosts in threads)
@@ -57,9 +125,20 @@ class PatternSet:
         # too (`^`/`$` hold at the newline in a multi-line database); a match across the newline only adds a
         # candidate. One call instead of one per text: the call costs more than the bytes.
         text = texts[0] if len(texts) == 1 else "\n".join(t for t in texts if t)
-        if text:
-            db.scan(text.encode(), match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
-        return self.always.union(found) if found else self.always
+        always = self.always
+        if plain(text):
+            data = text.encode()
+        else:
+            data, always = shadow(text), always | self._unsafe
+        if data:
+            db.scan(data, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return always.union(found) if found else always
+
+    @functools.cached_property
+    def _unsafe(self) -> frozenset[int]:
+        """The ids with a pattern that may read a shadow differently (`shadow_safe`): worked out on the first text
+        that needs a shadow."""
+        return frozenset(i for p, i in self.exprs if not shadow_safe(p))
 
     @staticmethod
     def _state(db: object) -> tuple[object, set[int], Callable[[int, int, int, int, object], None]]:

@@ -56,6 +56,22 @@ def runs(branch: str) -> list[str]:
     return parts if len(out) > 1 and _all_compile(parts) else [branch]
 
 
+def negated_classes(pattern: str) -> Iterator[str]:
+    """The text of each negated character class of `pattern` (`[^"\\s]`), escapes stepped over."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            end = _class_end(pattern, i)
+            if pattern.startswith("[^", i):
+                yield pattern[i : end + 1]
+            i = end
+        i += 1
+
+
 def _flags(pattern: str) -> tuple[str, str]:
     m = _GLOBAL_FLAGS.match(pattern)
     return (m.group(), pattern[m.end():]) if m else ("", pattern)
