@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
-from crashdoc.parse.patternset import PatternSet, plain, shadow, shadow_safe
+from crashdoc.parse.patternset import PatternSet, plain, readable, shadow, shadow_safe
 from crashdoc.parse.scan_form import scan_form, to_scan_pattern
 from crashdoc.regex import Regex
 
@@ -92,7 +92,7 @@ class Gate:
             return True
         if plain(text):
             data = text.encode()
-        elif self._shadows:
+        elif self._shadows and readable(text):
             data = shadow(text)
         else:
             return True

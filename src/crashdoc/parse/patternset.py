@@ -4,12 +4,13 @@ distinct error lines take minutes, issue 12).
 
 The answer may say "maybe" where Python's regex would not match (the caller's own search decides), never "no"
 where it would. Hyperscan reads bytes: its `\\w`, `\\b`, `\\s` and `(?i)` are ASCII, Python's are Unicode (and Python's
-`\\s` takes the separators \\x1c-\\x1f). ASCII text is scanned as it is. Any other text is scanned as its shadow
-(`shadow`): each other character replaced by one ASCII character of its own kind for Python's regexes (a word
-character, a digit, a blank, or neither; a letter Python's `(?i)` equates with an ASCII one, `K` or `ſ`, by that
-letter), so a pattern that matches the text matches the shadow at the same character offsets. That holds for a
-pattern made of ASCII whose negated classes accept each stand-in where they accept what it stands for
-(`shadow_safe`); the others are candidates on such a text whatever it says. The database is multi-line (`^`/`$`
+`\\s` takes the separators \\x1c-\\x1f: a text holding one makes every pattern a candidate). ASCII text is scanned
+as it is. Any other text is scanned as its shadow (`shadow`): each other character replaced by one ASCII character
+of its own kind for Python's regexes (a word character, a digit, a blank, or neither; a letter Python's `(?i)`
+equates with an ASCII one, `K` or `ſ`, by that letter), so a pattern that matches the text matches the shadow at
+the same character offsets. That holds for a pattern made of ASCII, not verbose, whose negated classes accept each
+stand-in where they accept what it stands for (`shadow_safe`); the others are candidates on such a text whatever
+it says. The database is multi-line (`^`/`$`
 also match at inner line ends: a superset), and a pattern hyperscan cannot compile is always a candidate. Used by
 the knowledge base (kb/prefilter.py: which rules) and by the error-format table (parse/formats.py: which header
 and line rows)."""
@@ -32,9 +33,9 @@ _WORD, _DIGIT, _BLANK, _OTHER = "Q", "0", "\x0b", "~"
 """The shadow's stand-ins: a word character, a decimal digit, a blank (vertical tab: `\\s` in both, rare in a
 class), and neither."""
 _FOLDS = re.compile("(?i)[a-z]")
-_SEPARATORS = bytes.maketrans(b"\x1c\x1d\x1e\x1f", _BLANK.encode() * 4)
-_UNSAFE = re.compile(r"\(\?[aiLmsux]*a|\\(?:x[89a-fA-F]|u|U|N\{|[23][0-7]{2})")
-"""The ASCII flag, or an escape for a character beyond ASCII: a pattern with one reads the shadow differently."""
+_UNSAFE = re.compile(r"\(\?[aiLmsux]*[ax]|\\(?:x[89a-fA-F]|u|U|N\{|[23][0-7]{2})")
+"""The ASCII flag, the verbose flag (a `[` in a comment would hide a class from `shadow_safe`), or an escape for a
+character beyond ASCII: a pattern with one may read the shadow differently."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -44,7 +45,7 @@ def _stand_in(c: str) -> str:
         return next(a for a in string.ascii_lowercase if re.fullmatch(f"(?i){a}", c))
     if c.isdecimal():
         return _DIGIT
-    if c.isalnum() or c == "_":
+    if c.isalnum():
         return _WORD
     return _BLANK if c.isspace() else _OTHER
 
@@ -59,8 +60,8 @@ codecs.register_error("crashdoc.shadow", _shadow_run)
 
 
 def shadow(text: str) -> bytes:
-    """`text` as ASCII bytes, each other character (and each separator \\x1c-\\x1f) replaced by its stand-in."""
-    return text.encode("ascii", "crashdoc.shadow").translate(_SEPARATORS)
+    """`text` as ASCII bytes, each other character replaced by its stand-in."""
+    return text.encode("ascii", "crashdoc.shadow")
 
 
 def plain(text: str) -> bool:
@@ -68,11 +69,16 @@ def plain(text: str) -> bool:
     return text.isascii() and (text.isprintable() or _UNSEEN.search(text) is None)
 
 
+def readable(text: str) -> bool:
+    """Whether the text can be scanned at all (as it is or as its shadow): one without a separator \\x1c-\\x1f."""
+    return text.isprintable() or _UNSEEN.search(text) is None
+
+
 @functools.lru_cache(maxsize=8192)
 def shadow_safe(pattern: str) -> bool:
     """Whether every match of `pattern` on a text is a match on its shadow (see the module's note): the pattern is
     ASCII, has no ASCII flag nor an escape beyond ASCII, and each negated class that accepts a character accepts
-    its stand-in (`[^ ]` takes a no-break space, but not the blank standing for it)."""
+    its stand-in (`[^~]` takes `“`, but not the `~` standing for it; `[^a-z]` takes the Kelvin sign, not `k`)."""
     if not pattern.isascii() or _UNSAFE.search(pattern):
         return False
     for cls in negated_classes(pattern):
@@ -86,9 +92,9 @@ def shadow_safe(pattern: str) -> bool:
     return True
 
 
-_KINDS = ("é", "\u0663", "\xa0", "\u201c", "\x1c", "\u212a", "\u017f", "\u0131", "\u0130")
-"""A character of each kind the shadow tells apart: a letter, a digit, a blank, neither, a separator, and the
-letters Python's case folding equates with an ASCII one."""
+_KINDS = ("é", "\u0663", "\xa0", "\u201c", "\u212a", "\u017f", "\u0131", "\u0130")
+"""A character of each kind the shadow tells apart: a letter, a digit, a blank, neither, and the letters Python's
+case folding equates with an ASCII one."""
 
 
 class PatternSet:
@@ -112,7 +118,7 @@ class PatternSet:
 
     def candidates(self, *texts: str) -> frozenset[int] | None:
         """The ids whose pattern may match one of *texts* (as if each were searched on its own), or None when every
-        id must be tried (no database)."""
+        id must be tried (no database, or a text holding a separator \\x1c-\\x1f)."""
         db = self.db
         if db is None:
             return None
@@ -128,8 +134,10 @@ class PatternSet:
         always = self.always
         if plain(text):
             data = text.encode()
-        else:
+        elif readable(text):
             data, always = shadow(text), always | self._unsafe
+        else:
+            return None
         if data:
             db.scan(data, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         return always.union(found) if found else always
