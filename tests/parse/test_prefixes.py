@@ -23,6 +23,12 @@ CASES = [
     ("[error]Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),
     ("[error] Please install vllm[audio] for audio support", "Please install vllm[audio] for audio support"),
     ("Feb 09 18:55:00 asus ollama[11630]: Error: boom", "Error: boom"),
+    # a parallel launcher's task label: srun --label (padded), Open MPI --tag-output, torchrun --tee
+    ("0: [rank1]:E1122 18:59:53.660000 1739086 fake_tensor.py:2755] RuntimeError: a and b", "RuntimeError: a and b"),
+    (" 1: [11/22/2025-18:59:53] [TRT-LLM] [RANK 1] [E] Failed to initialize executor", "Failed to initialize executor"),
+    ("[1,3]<stderr>:ValueError: boom", "ValueError: boom"),
+    ("[default0]:RuntimeError: CUDA error", "RuntimeError: CUDA error"),
+    ("   0: std::panicking::begin_panic_handler", "0: std::panicking::begin_panic_handler"),  # a Rust frame: no label
     ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
     ("2月 25 17:49:00 host python3[41]: hello", "hello"),
     ("2026-02-08T00:40:07.136582+00:00 host python3[41]: hello", "hello"),
@@ -62,6 +68,15 @@ CASES = [
 @pytest.mark.parametrize(("raw", "expected"), CASES)
 def test_prefixes_are_stripped(raw: str, expected: str) -> None:
     assert parse_line(1, raw).text.strip() == expected
+
+
+def test_a_launcher_task_label_is_the_line_s_stream() -> None:
+    """Two tasks' lines under their labels are two streams (their tracebacks are read apart), with no engine
+    prefix of their own; TensorRT-LLM's `[RANK n]` gives the rank."""
+    a, b = parse_line(1, "0: Traceback (most recent call last):"), parse_line(2, "1: Traceback (most recent call last):")
+    assert a.text == b.text == "Traceback (most recent call last):" and a.stream != b.stream
+    line = parse_line(3, "[1,2]<stdout>:[11/22/2025-18:59:53] [TRT-LLM] [RANK 2] [E] boom")
+    assert (line.text, line.level, line.rank) == ("boom", "ERROR", 2)
 
 
 def test_a_level_tag_keeps_the_indentation_after_it() -> None:

@@ -1,11 +1,11 @@
 """THE prefix stripper: one input line's wrappers removed from its text and kept as fields.
 
-Outer wrappers (docker compose, container/ISO timestamps, CRI, kubectl --prefix, journald `host ident[pid]:`,
-the `journalctl -x` catalog markers, dmesg stamps), then the engine's own prefixes (vLLM/Ray `(Name pid=N)`, torch
-`[rankN]:`, SGLang `[date TPn]`), then logger headers: the error-format table's header rows (parse/formats.py:
-glog, c10, TensorRT, TurboMind, logfmt, Rust tracing / TGI, NCCL ...), vLLM `LEVEL MM-DD HH:MM:SS [file.py:N]`,
-Python logging, Ray's `LEVEL file.py:N --`, loguru, a JSON log record. The content keeps its indentation, so
-traceback frames stay recognisable.
+Outer wrappers (docker compose, container/ISO timestamps, CRI, kubectl --prefix, a launcher's task label, journald
+`host ident[pid]:`, the `journalctl -x` catalog markers, dmesg stamps), then the engine's own prefixes (vLLM/Ray
+`(Name pid=N)`, torch `[rankN]:`, SGLang `[date TPn]`), then logger headers: the error-format table's header rows
+(parse/formats.py: glog, c10, TensorRT, TurboMind, logfmt, Rust tracing / TGI, NCCL ...), vLLM `LEVEL MM-DD HH:MM:SS
+[file.py:N]`, Python logging, Ray's `LEVEL file.py:N --`, loguru, a JSON log record. The content keeps its
+indentation, so traceback frames stay recognisable.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ _STREAM_TAG = Regex(r"\[(?P<tag>info|warning|warn|error|debug|critical|fatal)\](
 none of its own, and only a warning or worse (a platform that tags by stream calls a traceback `[info]`); one
 blank after it goes with it, an indentation stays."""
 _TAG_LEVELS = {"warning": "WARNING", "warn": "WARNING", "error": "ERROR", "critical": "CRITICAL", "fatal": "CRITICAL"}
+_TASK_LABEL = Regex(r"(?: ?(?P<task>\d{1,5}): |\[\d+,(?P<mpi>\d+)\]<std(?:out|err|diag)>: ?|\[default(?P<local>\d+)\]:)")
+"""A parallel launcher's label before each line of one task: Slurm's `srun --label` (`0: `), Open MPI's
+`--tag-output` (`[1,0]<stderr>:`), torchrun's `--tee` (`[default0]:`). The task is the line's outer stream, so
+the tracebacks of tasks printing at once are read apart. (srun pads the label to its widest: ` 0: `; a Rust
+backtrace frame is indented further: `   0: `, `  10: `.)"""
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
@@ -105,6 +110,12 @@ def _outer(s: str, f: dict[str, Any]) -> str:
         if m:
             if m.group("tag") in _TAG_LEVELS:
                 f.setdefault("tag_level", _TAG_LEVELS[m.group("tag")])  # (read after every header: `strip`)
+            s = s[m.end():]
+            continue
+        m = _match(_TASK_LABEL, s, (s[:1].isdigit() or s[:1] == " " and s[1:2].isdigit()) and ": " in s[:8]
+                   or s.startswith("[") and (">:" in s[:32] or s.startswith("[default")))
+        if m:
+            f.setdefault("compose", f"task{m.group('task') or m.group('mpi') or m.group('local')}")
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
