@@ -50,6 +50,17 @@ def test_a_consequence_that_goes_on_to_state_why_yields_to_what_it_states() -> N
     assert line.startswith("Download encountered an error: MemoryError") and category == "host_resources"
 
 
+def test_a_wrapper_that_quotes_the_error_yields_to_the_quoted_error() -> None:
+    """vLLM's `Worker failed with error '<why>', please check the stack trace above`: the wrapper's rule
+    captures the quoted part, and a cause rule on it wins; an unknown quoted text leaves only the wrapper."""
+    head = "(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] "
+    line, category = _root(head + "RuntimeError: Worker failed with error 'LoRA rank 32 is greater than "
+                           "max_lora_rank 16.', please check the stack trace above for the root cause\n")
+    assert "LoRA rank 32" in line and category == "cli_config_error"
+    d = diagnose(head + "RuntimeError: Worker failed with error 'qx zz 77', please check the stack trace above\n")
+    assert d.root_cause is None
+
+
 def test_an_unknown_wrapper_exception_yields_to_the_exception_it_embeds() -> None:
     text = ('Traceback (most recent call last):\n  File "/srv/app/run.py", line 9, in main\n    load()\n'
             "qx.errors.StageFailed: stage 'load' raised: MemoryError: Unable to allocate 8.00 GiB for an array\n")

@@ -28,6 +28,8 @@ CASES = [
     (" 1: [11/22/2025-18:59:53] [TRT-LLM] [RANK 1] [E] Failed to initialize executor", "Failed to initialize executor"),
     ("[1,3]<stderr>:ValueError: boom", "ValueError: boom"),
     ("[default0]:RuntimeError: CUDA error", "RuntimeError: CUDA error"),
+    # Ray's coloured prefix copied without its escape characters: blanks stand where they were
+    (" [36m(RayWorkerVllm pid=5085) [0m [E ProcessGroupNCCL.cpp:475] [Rank 4] Watchdog caught", "[Rank 4] Watchdog caught"),
     ("   0: std::panicking::begin_panic_handler", "0: std::panicking::begin_panic_handler"),  # a Rust frame: no label
     ("Thg 2 24 17:32:24 x-team sub.sh[4352]: ModuleNotFoundError: x", "ModuleNotFoundError: x"),
     ("2月 25 17:49:00 host python3[41]: hello", "hello"),

@@ -39,7 +39,8 @@ def _may_embed(text: str) -> bool:
 def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     """A wrapper whose text goes on to state the error it wraps yields to that error: a consequence rule or no
     rule on `X failed: ValueError: ...`, `backend='inductor' raised:` + `RuntimeError: ...`, or a consequence's
-    own words followed by why (`Download encountered an error: <why>`). The cause rule that matches the wrapped
+    own words followed by why (`Download encountered an error: <why>`), or quoting it (a `wrapped` capture of the
+    wrapper's rule: `Worker failed with error '<why>', please check ...`). The cause rule that matches the wrapped
     part wins; without one the verdict stands. A cause rule of the wrapper's own type (`BackendCompilerFailed`:
     "the compiler failed") yields only to an embedded exception's rule of at least its priority."""
     is_cause = match is not None and match.rule.role == "cause"
@@ -48,6 +49,9 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     at = text.find(head) if head and not is_cause else -1
     if at >= 0:
         parts.append(text[at + len(head):])
+    wrapped = (getattr(match, "captures", None) or {}).get("wrapped") if not is_cause else None
+    if wrapped:  # the wrapper's rule names the part of its own words that quotes the error (`failed with error '...'`)
+        parts.append(wrapped)
     for m in _EMBEDDED.finditer(text) if _may_embed(text) else ():
         if m.start(1) > 0:
             parts.append(text[m.start(1):m.start(1) + EMBEDDED_SPAN])

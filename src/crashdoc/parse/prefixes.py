@@ -209,6 +209,12 @@ def inner(s: str, f: dict[str, Any]) -> str:
     """Strip engine process prefixes and logger headers; fills process/pid/rank/level/loc."""
     for _ in range(3):  # nested actors: (AsyncVLLMServer pid=1) (EngineCore_0 pid=2) ...
         m = _match(_PROC, s, s.startswith("("))
+        if not m and s.startswith(" ") and s.lstrip(" ").startswith("("):
+            # Ray colours the prefix; a copy that lost the escape characters keeps blanks in their place
+            # (` [36m(RayWorkerVllm pid=5085) [0m [E ...`, the codes removed by `clean`)
+            m = _PROC.match(s.lstrip(" "))
+            if m:
+                s = s.lstrip(" ")
         if not m:
             break
         f["process"], f["pid"] = m.group("name"), int(m.group("pid"))
@@ -216,6 +222,8 @@ def inner(s: str, f: dict[str, Any]) -> str:
         if m.group("rank"):
             f["rank"] = int(m.group("rank"))
         s = s[m.end():]
+        if s.startswith(" ") and s.lstrip(" ").startswith("["):
+            s = s.lstrip(" ")  # (the same lost code after it: a bracketed header follows)
     m = _match(_STAGE, s, s.startswith("[Stage-"))
     if m:
         s = s[m.end():]
