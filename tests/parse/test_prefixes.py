@@ -72,6 +72,12 @@ def test_prefixes_are_stripped(raw: str, expected: str) -> None:
     assert parse_line(1, raw).text.strip() == expected
 
 
+def test_blanks_after_a_ray_prefix_stay_unless_a_lost_colour_code_left_them() -> None:
+    line = parse_line(1, "(RayWorkerWrapper pid=5085)     [worker.execute_method.remote(m) for worker in ws]")
+    assert line.text == "    [worker.execute_method.remote(m) for worker in ws]" and line.process == "RayWorkerWrapper"
+    assert parse_line(2, " 100: std::rt::lang_start").text.strip() == "100: std::rt::lang_start"  # a Rust frame
+
+
 def test_a_launcher_task_label_is_the_line_s_stream() -> None:
     """Two tasks' lines under their labels are two streams (their tracebacks are read apart), with no engine
     prefix of their own; TensorRT-LLM's `[RANK n]` gives the rank."""

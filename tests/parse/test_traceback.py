@@ -138,3 +138,19 @@ def test_a_traceback_printed_indented_keeps_its_shape() -> None:
         (stack,) = trace.stacks
         assert (stack.exc_type, stack.message, len(stack.frames)) == ("RuntimeError", "qx requires sm75+", 2)
         assert stack.frames[-1].code == 'raise RuntimeError("qx requires sm75+")' and not stack.truncated
+
+
+def test_code_lines_that_lost_their_indentation_stay_code_lines() -> None:
+    """A copy that flattened the traceback (an issue's paste): a statement under a frame line is its code, not the
+    exception line; the exception line after the last frame is still read as one."""
+    (trace,) = build(
+        "Traceback (most recent call last):\n"
+        'File "/x/vllm/model_executor/layers/linear.py", line 172, in __init__\n'
+        "self.quant_method = quant_config.get_quant_method(self,\n"
+        'File "/x/vllm/model_executor/layers/quantization/bitsandbytes.py", line 141, in __init__\n'
+        'raise ImportError("Please install bitsandbytes>=0.44.0 via "\n'
+        "ImportError: Please install bitsandbytes>=0.44.0 via `pip install bitsandbytes>=0.44.0`.\n")
+    (stack,) = trace.stacks
+    assert stack.exc_type == "ImportError" and stack.message.startswith("Please install bitsandbytes")
+    assert [f.code for f in stack.frames] == ["self.quant_method = quant_config.get_quant_method(self,",
+                                              'raise ImportError("Please install bitsandbytes>=0.44.0 via "']

@@ -59,7 +59,7 @@ def last_component(exception: str | None) -> str | None:
     return name.rsplit(".", 1)[-1] or None
 
 
-_COUNT_ONLY = Regex(r"\d+ validation errors? for [\w.]+\s*$")
+_COUNT_ONLY = Regex(r"(?<!\d)\d+ validation errors? for [\w.]+\s*$")
 _STATED = Regex(r"^\s+\S.*\[type=\w+")
 
 

@@ -33,11 +33,11 @@ _STREAM_TAG = Regex(r"\[(?P<tag>info|warning|warn|error|debug|critical|fatal)\](
 none of its own, and only a warning or worse (a platform that tags by stream calls a traceback `[info]`); one
 blank after it goes with it, an indentation stays."""
 _TAG_LEVELS = {"warning": "WARNING", "warn": "WARNING", "error": "ERROR", "critical": "CRITICAL", "fatal": "CRITICAL"}
-_TASK_LABEL = Regex(r"(?: ?(?P<task>\d{1,5}): |\[\d+,(?P<mpi>\d+)\]<std(?:out|err|diag)>: ?|\[default(?P<local>\d+)\]:)")
+_TASK_LABEL = Regex(r"(?:(?: (?P<padded>\d{1,2})|(?P<task>\d{1,5})): |\[\d+,(?P<mpi>\d+)\]<std(?:out|err|diag)>: ?|\[default(?P<local>\d+)\]:)")
 """A parallel launcher's label before each line of one task: Slurm's `srun --label` (`0: `), Open MPI's
 `--tag-output` (`[1,0]<stderr>:`), torchrun's `--tee` (`[default0]:`). The task is the line's outer stream, so
 the tracebacks of tasks printing at once are read apart. (srun pads the label to its widest: ` 0: `; a Rust
-backtrace frame is indented further: `   0: `, `  10: `.)"""
+backtrace frame is right-aligned in four columns: `   0: `, `  10: `, ` 100: `.)"""
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
@@ -115,7 +115,7 @@ def _outer(s: str, f: dict[str, Any]) -> str:
         m = _match(_TASK_LABEL, s, (s[:1].isdigit() or s[:1] == " " and s[1:2].isdigit()) and ": " in s[:8]
                    or s.startswith("[") and (">:" in s[:32] or s.startswith("[default")))
         if m:
-            f.setdefault("compose", f"task{m.group('task') or m.group('mpi') or m.group('local')}")
+            f.setdefault("compose", f"task{m.group('task') or m.group('padded') or m.group('mpi') or m.group('local')}")
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
@@ -207,6 +207,7 @@ def _take_journal(j: re.Match[str], f: dict[str, Any]) -> None:
 
 def inner(s: str, f: dict[str, Any]) -> str:
     """Strip engine process prefixes and logger headers; fills process/pid/rank/level/loc."""
+    lost = False
     for _ in range(3):  # nested actors: (AsyncVLLMServer pid=1) (EngineCore_0 pid=2) ...
         m = _match(_PROC, s, s.startswith("("))
         if not m and s.startswith(" ") and s.lstrip(" ").startswith("("):
@@ -214,7 +215,7 @@ def inner(s: str, f: dict[str, Any]) -> str:
             # (` [36m(RayWorkerVllm pid=5085) [0m [E ...`, the codes removed by `clean`)
             m = _PROC.match(s.lstrip(" "))
             if m:
-                s = s.lstrip(" ")
+                s, lost = s.lstrip(" "), True
         if not m:
             break
         f["process"], f["pid"] = m.group("name"), int(m.group("pid"))
@@ -222,8 +223,8 @@ def inner(s: str, f: dict[str, Any]) -> str:
         if m.group("rank"):
             f["rank"] = int(m.group("rank"))
         s = s[m.end():]
-        if s.startswith(" ") and s.lstrip(" ").startswith("["):
-            s = s.lstrip(" ")  # (the same lost code after it: a bracketed header follows)
+        if lost and s.startswith(" ") and s.lstrip(" ").startswith("["):
+            s = s.lstrip(" ")  # (the same lost code after it; an indented line of the worker keeps its indentation)
     m = _match(_STAGE, s, s.startswith("[Stage-"))
     if m:
         s = s[m.end():]

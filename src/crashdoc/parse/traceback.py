@@ -25,6 +25,9 @@ _FRAME = Regex(r'\s*(?:> )?File "(?P<path>[^"]*)", line (?P<line>\d+)(?:, in (?P
 _EXC = Regex(r"(?P<type>[A-Za-z_][\w.]*(?:\[[\w.]+\]|\([\w.]+\))?)(?::(?: (?P<msg>.*))?)?$")
 _GROUP_BAR = Regex(r"\s*(?:\| ?)+")
 _GROUP_SEP = Regex(r"\s*\+[-+ ]*(?:\d+ -|----|\.\.\. and \d+ more exceptions)")
+_STATEMENT = Regex(r"(?:raise|return|yield|await|assert|del) |[A-Za-z_][\w.]*(?:\[[^\]\n]{0,80}\])?(?:, *[A-Za-z_][\w.]*)* *=[^=]|[A-Za-z_][\w.]*\(")
+"""A line of Python source (a statement, an assignment, a call): a frame's code line in a copy that lost its
+indentation, never the exception line (`Name: message`)."""
 _NOISE = Regex(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
 _CAUSE = "The above exception was the direct cause of the following exception"
 _CONTEXT = "During handling of the above exception, another exception occurred"
@@ -134,7 +137,8 @@ class TracebackBuilder:
                 return
             if not text.strip() or _NOISE.match(text) or _GROUP_SEP.match(text):
                 return
-            if _indent(text) > cur.margin:
+            code_shaped = cur.frames and cur.frames[-1].code is None and _STATEMENT.match(text.lstrip()) is not None
+            if _indent(text) > cur.margin or code_shaped:
                 if cur.frames and cur.frames[-1].code is None:
                     f = cur.frames[-1]
                     cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line, line)

@@ -1,0 +1,59 @@
+"""Verdicts on lines of other accelerators and of tools around the engine: AMD's errors get AMD's fix, a refused
+request or a driver banner alone is no failure of the service, an install command echoed by a build is no
+missing package, a wrapper quoting an error with quotes inside it yields to that error."""
+
+from __future__ import annotations
+
+from tests.parse.helpers import diagnose
+
+_SERVING = ("INFO 12-19 10:21:00 api_server.py:727] Started server process [1]\n"
+            'INFO:     10.0.0.7:51234 - "POST /v1/completions HTTP/1.1" 200 OK\n')
+
+
+def test_amd_errors_get_amd_advice() -> None:
+    d = diagnose("RuntimeError: HIP error: invalid device function\n")
+    assert d.root_cause is not None and d.root_cause.category == "cuda_driver_mismatch"
+    assert d.root_cause.fix.command == "rocminfo" and "HSA_OVERRIDE_GFX_VERSION" in d.root_cause.fix.text
+    d = diagnose("Memory access fault by GPU node-1 (Agent handle: 0x55d1) on address 0x7f2c3a000000. Reason: Page not present or supervisor privilege.\n")
+    assert d.root_cause is not None and d.root_cause.category == "engine_bug"
+    assert "HIP_LAUNCH_BLOCKING" in d.root_cause.fix.text and "CUDA_LAUNCH_BLOCKING" not in d.root_cause.fix.text
+    d = diagnose("RuntimeError: CUDA error: invalid device function\n")  # NVIDIA's words keep NVIDIA's advice
+    assert d.root_cause is not None and "nvidia-smi" in (d.root_cause.fix.command or "")
+
+
+def test_a_refused_request_logged_as_a_warning_is_no_failure_of_the_server() -> None:
+    d = diagnose(_SERVING + "WARNING 12-19 10:21:05 scheduler.py:161] Input prompt (1217 tokens) is too long and "
+                 "exceeds the capacity of block_manager\n" + _SERVING)
+    assert d.root_cause is None
+
+
+def test_the_ngc_driver_banner_alone_is_a_low_confidence_finding() -> None:
+    banner = ("ERROR: This container was built for NVIDIA Driver Release 550.54 or later, but\n"
+              "       version 535.161.08 was detected and compatibility mode is UNAVAILABLE.\n")
+    d = diagnose(banner + "I1105 01:26:08.079242 1 server.cc:120] Initializing Triton Inference Server\n")
+    assert d.root_cause is not None and d.root_cause.confidence == "low"
+    assert d.root_cause.category == "cuda_driver_mismatch"
+    d = diagnose(banner + "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination\n")
+    assert d.root_cause is not None and "unsupported display driver" in d.root_cause.line
+
+
+def test_an_install_command_echoed_by_a_build_is_no_missing_package() -> None:
+    for line in ("#8 [4/6] RUN pip install vllm==0.9.0", "Step 4/6 : RUN pip install vllm",
+                 "Run pip install -r requirements.txt", "[notice] To update, run: pip install --upgrade pip",
+                 "(ai) user@box ~/.venv $ pip install openllm"):
+        assert diagnose(line + "\n").root_cause is None, line
+    d = diagnose("ImportError: Please install bitsandbytes>=0.44.0 via `pip install bitsandbytes>=0.44.0`\n")
+    assert d.root_cause is not None and d.root_cause.category in ("missing_dependency", "dependency_version_mismatch")
+
+
+def test_a_raise_statement_that_lost_its_indentation_is_no_error_line() -> None:
+    d = diagnose('File "/x/vllm/quantization/bitsandbytes.py", line 141, in __init__\n'
+                 'raise ImportError("Please install bitsandbytes>=0.44.0 via "\n'
+                 "ImportError: Please install bitsandbytes>=0.44.0 via `pip install bitsandbytes>=0.44.0` to use it.\n")
+    assert d.root_cause is not None and d.root_cause.line.startswith("ImportError: Please install")
+
+
+def test_a_wrapper_quoting_an_error_with_quotes_in_it_yields_to_that_error() -> None:
+    d = diagnose("(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] RuntimeError: Worker failed with error "
+                 "'No module named 'flash_attn'', please check the stack trace above for the root cause\n")
+    assert d.root_cause is not None and d.root_cause.category == "missing_dependency"
