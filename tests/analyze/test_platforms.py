@@ -57,3 +57,13 @@ def test_a_wrapper_quoting_an_error_with_quotes_in_it_yields_to_that_error() -> 
     d = diagnose("(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] RuntimeError: Worker failed with error "
                  "'No module named 'flash_attn'', please check the stack trace above for the root cause\n")
     assert d.root_cause is not None and d.root_cause.category == "missing_dependency"
+
+
+def test_a_quoted_error_whose_type_was_lost_matches_a_rule_that_names_types() -> None:
+    """`str(e)` in `Worker failed with error '...'` has no exception type: a rule for `ValueError` with a regex that
+    matches still applies to it, and a rule of types alone (no regex) does not."""
+    head = "(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] RuntimeError: Worker failed with error "
+    d = diagnose(head + "'Unknown RoPE scaling type extended', please check the stack trace above for the root cause\n")
+    assert d.root_cause is not None and d.root_cause.category == "model_config"
+    d = diagnose(head + "'qx zz 77 whatever', please check the stack trace above for the root cause\n")
+    assert d.root_cause is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from crashdoc.kb.model import ANY_TYPE
 from crashdoc.parse.errors import bare_exception
 from crashdoc.regex import Regex
 
@@ -50,8 +51,6 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     if at >= 0:
         parts.append(text[at + len(head):])
     wrapped = (getattr(match, "captures", None) or {}).get("wrapped") if not is_cause else None
-    if wrapped:  # the wrapper's rule names the part of its own words that quotes the error (`failed with error '...'`)
-        parts.append(wrapped)
     for m in _EMBEDDED.finditer(text) if _may_embed(text) else ():
         if m.start(1) > 0:
             parts.append(text[m.start(1):m.start(1) + EMBEDDED_SPAN])
@@ -60,11 +59,17 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     r = _RAISED.search(text)
     if r is not None:
         parts.append(text[r.end():])
-    for part in parts:
-        part = part.lstrip(" :,.;-\n").strip()
+    tried: list[tuple[str, bool]] = [(str(wrapped), True)] if wrapped else []
+    for raw, quoted in tried + [(p, False) for p in parts]:
+        part = raw.lstrip(" :,.;-\n").strip()
         if len(part) < 12:
             continue
-        found = kb.classify(*bare_exception(part.split("\n")[0]), part)
+        exc, msg = bare_exception(part.split("\n")[0])
+        if quoted and exc is None:
+            # the wrapper's rule names the part of its own words that quotes the error (`failed with error
+            # '<str(e)>'`): its type is lost, so a rule that names types may match it by its regex alone
+            exc = ANY_TYPE
+        found = kb.classify(exc, msg, part)
         if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
             continue
         if not is_cause or found.rule.priority >= match.rule.priority:

@@ -17,7 +17,7 @@ from crashdoc.kb.loader import (
     raise_on_problems,
     user_rule_dirs,
 )
-from crashdoc.kb.model import Rule, RuleMatch, resolve_exception
+from crashdoc.kb.model import ANY_TYPE, Rule, RuleMatch, resolve_exception
 from crashdoc.parse.exceptions import last_component
 from crashdoc.parse.scan_form import exception_pattern, to_scan_pattern
 
@@ -106,7 +106,7 @@ class KnowledgeBase:
         last = last_component(exc)
         for i in order:
             rule = rules[i]
-            if (rule.frames and not frames) or (rule.exceptions and last not in rule.exceptions):
+            if (rule.frames and not frames) or (rule.exceptions and last not in rule.exceptions and exc != ANY_TYPE):
                 continue  # what Rule.match refuses first, without the call (most always-tried rules, most lines)
             found = rule.match(exc, message or "", line or "", frames)
             if found is not None:

@@ -128,9 +128,12 @@ class Rule:
             if not self.exceptions and not self.patterns:
                 return self._result({}, None)
         if self.exceptions:
-            if last_component(exception) not in self.exceptions:
+            if exception == ANY_TYPE:
+                if not self.patterns:
+                    return None
+            elif last_component(exception) not in self.exceptions:
                 return None
-            if not self.patterns:
+            elif not self.patterns:
                 return self._result({}, None)
         for text in (message, line):
             if not text:
@@ -205,6 +208,11 @@ class RuleMatch:
         if self.override is not None and self.override.explanation:
             return self.override.explanation
         return self.rule.explanation
+
+
+ANY_TYPE = "*"
+"""The exception type of an error whose type was lost (a wrapper quoting `str(e)`): a rule's `exception:` list
+holds for it, but only a rule that also has a regex can then match (`Rule.match`)."""
 
 
 def resolve_exception(exception: str | None, message: str, line: str) -> str | None:
