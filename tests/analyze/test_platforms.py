@@ -67,3 +67,16 @@ def test_a_quoted_error_whose_type_was_lost_matches_a_rule_that_names_types() ->
     assert d.root_cause is not None and d.root_cause.category == "model_config"
     d = diagnose(head + "'qx zz 77 whatever', please check the stack trace above for the root cause\n")
     assert d.root_cause is None
+
+
+def test_a_line_cut_short_is_the_known_error_it_begins() -> None:
+    """An excerpt or a terminal cut one rank's copy (`... Watchdog caught col`): the copy a rule knows is the
+    evidence, not the earlier cut line that no rule knows; an unknown line that begins no known one stays."""
+    cut = "[rank3]:[E1016 03:31:38.919469923 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught col\n"
+    whole = ("[rank1]:[E1016 03:31:38.928019586 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+             "Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n")
+    d = diagnose(cut + whole)
+    assert d.root_cause is not None and "collective operation timeout" in d.root_cause.line
+    d = diagnose("[rank3]:[E1016 03:31:38.919 ProcessGroupNCCL.cpp:607] [Rank 3] qx zz failure of another kind\n" + whole)
+    assert any("qx zz failure" in f.line for f in (d.root_cause, *d.findings) if f is not None)

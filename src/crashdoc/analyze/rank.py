@@ -3,6 +3,7 @@ not a known consequence wins, ties going to the earliest line; across attempts, 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -88,8 +89,30 @@ class Folder:
 
     def ranked(self) -> list[Group]:
         """The groups, best first."""
-        return named_cause(sorted((Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
-                                   for fp, (first, p, r, s) in self.groups.items()), key=lambda g: g.key))
+        return named_cause(sorted(_uncut([Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
+                                          for fp, (first, p, r, s) in self.groups.items()]), key=lambda g: g.key))
+
+
+CUT_MIN = 24
+"""Characters a line no rule knows must have to be taken for a cut copy of a longer line that a rule knows."""
+
+
+def _uncut(groups: list[Group]) -> list[Group]:
+    """Without the errors no rule knows whose line is the start of an error a rule knows (numbers aside): a copy
+    cut short (an excerpt, a terminal's width, another rank's `[Rank 3] Watchdog caught col`) is that error, not
+    an earlier unknown one. Sorted texts and one bisection each: linear-logarithmic in the groups."""
+    known = sorted(_NORMALISE.sub("#", g.first.line.text.strip()) for g in groups if g.first.match is not None)
+    if not known:
+        return groups
+    out = []
+    for g in groups:
+        if g.first.match is None:
+            text = _NORMALISE.sub("#", g.first.line.text.strip())
+            i = bisect.bisect_right(known, text)
+            if len(text) >= CUT_MIN and i < len(known) and known[i].startswith(text):
+                continue
+        out.append(g)
+    return out
 
 
 SETTLE = 2048
