@@ -80,3 +80,20 @@ def test_a_line_cut_short_is_the_known_error_it_begins() -> None:
     assert d.root_cause is not None and "collective operation timeout" in d.root_cause.line
     d = diagnose("[rank3]:[E1016 03:31:38.919 ProcessGroupNCCL.cpp:607] [Rank 3] qx zz failure of another kind\n" + whole)
     assert any("qx zz failure" in f.line for f in (d.root_cause, *d.findings) if f is not None)
+
+
+def test_a_quoted_error_is_no_modified_install_for_naming_a_package_path() -> None:
+    """The installed-package rules test the exception type (`type_required`): a quoted `str(e)` that only names a
+    path under site-packages is not an edited install."""
+    head = "(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] RuntimeError: Worker failed with error "
+    d = diagnose(head + "'[Errno 2] No such file or directory: '/usr/local/lib/python3.12/site-packages/triton/"
+                 "backends/nvidia/bin/ptxas'', please check the stack trace above for the root cause\n")
+    assert d.root_cause is None or d.root_cause.category != "modified_install"
+
+
+def test_a_line_that_begins_a_plain_wrapper_is_not_folded_into_it() -> None:
+    """Only a cause, or a consequence that means something alone, takes in a line cut short: an unknown error that
+    begins a wrapper's line stays the finding."""
+    line = "(EngineCore_DP0 pid=9) ERROR 11-19 12:54:26 [core.py:710] RuntimeError: Worker failed with error 'qx zz 77'"
+    d = diagnose(line + "\n" + line + ", please check the stack trace above for the root cause\n")
+    assert d.root_cause is not None and d.root_cause.lineno == 1

@@ -65,11 +65,11 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
         if len(part) < 12:
             continue
         exc, msg = bare_exception(part.split("\n")[0])
-        if quoted and exc is None:
+        found = kb.classify(exc, msg, part)
+        if quoted and exc is None and (found is None or found.rule.role != "cause"):
             # the wrapper's rule names the part of its own words that quotes the error (`failed with error
             # '<str(e)>'`): its type is lost, so a rule that names types may match it by its regex alone
-            exc = ANY_TYPE
-        found = kb.classify(exc, msg, part)
+            found = kb.classify(ANY_TYPE, msg, part)
         if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
             continue
         if not is_cause or found.rule.priority >= match.rule.priority:

@@ -88,31 +88,43 @@ class Folder:
         self.groups = {fp: self.groups[fp] for fp in keep}
 
     def ranked(self) -> list[Group]:
-        """The groups, best first."""
+        """The groups, best first (a line cut short counted in the group of the error it begins: `_uncut`)."""
         return named_cause(sorted(_uncut([Group(fp, first, frozenset(p), frozenset(r), frozenset(s))
                                           for fp, (first, p, r, s) in self.groups.items()]), key=lambda g: g.key))
 
 
-CUT_MIN = 24
-"""Characters a line no rule knows must have to be taken for a cut copy of a longer line that a rule knows."""
+CUT_MIN, CUT_MAX = 24, 512
+"""Characters (from, to) a line no rule knows must have to be taken for a cut copy of a longer line a rule knows."""
 
 
 def _uncut(groups: list[Group]) -> list[Group]:
-    """Without the errors no rule knows whose line is the start of an error a rule knows (numbers aside): a copy
-    cut short (an excerpt, a terminal's width, another rank's `[Rank 3] Watchdog caught col`) is that error, not
-    an earlier unknown one. Sorted texts and one bisection each: linear-logarithmic in the groups."""
-    known = sorted(_NORMALISE.sub("#", g.first.line.text.strip()) for g in groups if g.first.match is not None)
+    """An error no rule knows whose line is the start of an error a rule knows (numbers aside: a cause that ranks above
+    it, or a consequence that says what it means on its own) is a copy cut short (an excerpt, a terminal's
+    width, one rank's `[Rank 3] Watchdog caught col`): it joins that error's group (its processes and ranks
+    counted there) instead of standing as an unknown error of its own. Texts are compared on their first CUT_MAX
+    characters, sorted, one bisection each."""
+    known = sorted((_NORMALISE.sub("#", g.first.line.text.strip()[:CUT_MAX]), i) for i, g in enumerate(groups)
+                   if g.first.match is not None and (g.first.role == "cause" or g.first.match.rule.alone_category))
     if not known:
         return groups
-    out = []
-    for g in groups:
-        if g.first.match is None:
-            text = _NORMALISE.sub("#", g.first.line.text.strip())
-            i = bisect.bisect_right(known, text)
-            if len(text) >= CUT_MIN and i < len(known) and known[i].startswith(text):
-                continue
-        out.append(g)
-    return out
+    texts = [t for t, _ in known]
+    kept = dict(enumerate(groups))
+    for i, g in enumerate(groups):
+        raw = g.first.line.text.strip()
+        if g.first.match is not None or not CUT_MIN <= len(raw) <= CUT_MAX:
+            continue
+        text = _NORMALISE.sub("#", raw)
+        j = bisect.bisect_right(texts, text)
+        if j < len(texts) and texts[j].startswith(text):
+            k = known[j][1]
+            whole = kept[k]
+            if whole.key < g.key or whole.first.role != "cause":
+                # a cause that already ranks above it (the verdict stays, the count grows), or a consequence that
+                # says what it means on its own (a watchdog timeout: analyze/findings.py `lone_consequence`)
+                kept[k] = replace(whole, processes=whole.processes | g.processes, ranks=whole.ranks | g.ranks,
+                                  streams=whole.streams | g.streams)
+                del kept[i]
+    return list(kept.values())
 
 
 SETTLE = 2048

@@ -90,6 +90,9 @@ class Rule:
     patterns: tuple[Regex, ...] = field(compare=False, repr=False, hash=False)
     any_level: bool = False
     """The cause keeps its priority on an INFO/WARNING line (by default such a line yields to real errors)."""
+    type_required: bool = False
+    """The exception types are the rule's real test (its regex only says where: a path under site-packages): an
+    error whose type was lost (ANY_TYPE) never matches it."""
     alone_category: str | None = None
     """A consequence that says something on its own: when nothing else is found, it is reported (low
     confidence) in this category ..."""
@@ -129,7 +132,7 @@ class Rule:
                 return self._result({}, None)
         if self.exceptions:
             if exception == ANY_TYPE:
-                if not self.patterns:
+                if not self.patterns or self.type_required:
                     return None
             elif last_component(exception) not in self.exceptions:
                 return None
@@ -212,7 +215,8 @@ class RuleMatch:
 
 ANY_TYPE = "*"
 """The exception type of an error whose type was lost (a wrapper quoting `str(e)`): a rule's `exception:` list
-holds for it, but only a rule that also has a regex can then match (`Rule.match`)."""
+holds for it, but only a rule that also has a regex, and no `type_required`, can then match (`Rule.match`); a rule
+that needs frames never does (a quoted error has none)."""
 
 
 def resolve_exception(exception: str | None, message: str, line: str) -> str | None:

@@ -130,17 +130,18 @@ def check_rule(data: Any, where: str, stem: str, folder: str | None) -> list[str
                         "'frames:'")
     else:
         for key in match:
-            if key not in ("exception", "regex", "frames", "ignore_case", "any_level"):
+            if key not in ("exception", "regex", "frames", "ignore_case", "any_level", "type_required"):
                 problems.append(f"{where}: unknown field 'match.{key}'; use exception, regex, frames, ignore_case, "
-                                "any_level")
+                                "any_level, type_required")
         for name in as_list(match.get("exception")):
             if not isinstance(name, str) or not _EXC_NAME.match(name):
                 problems.append(f"{where}: match.exception '{name}' is not a type name; write the last "
                                 "dotted component, e.g. OutOfMemoryError")
         if not isinstance(match.get("ignore_case", False), bool):
             problems.append(f"{where}: match.ignore_case must be true or false")
-        if not isinstance(match.get("any_level", False), bool):
-            problems.append(f"{where}: match.any_level must be true or false")
+        for flag in ("any_level", "type_required"):
+            if not isinstance(match.get(flag, False), bool):
+                problems.append(f"{where}: match.{flag} must be true or false")
         flags = re.IGNORECASE if match.get("ignore_case") else 0
         found, groups = check_regexes(where, as_list(match.get("regex")), flags)
         problems += found
@@ -214,6 +215,7 @@ def build_rule(data: dict[str, Any], where: str) -> Rule:
         exceptions=tuple(as_list(match.get("exception"))), regexes=regexes,
         ignore_case=bool(match.get("ignore_case", False)),
         any_level=bool(match.get("any_level", False)),
+        type_required=bool(match.get("type_required", False)),
         alone_category=(data.get("alone") or {}).get("category"), alone_text=(data.get("alone") or {}).get("text"),
         references=tuple(data.get("references") or ()), examples=examples, lookups=lookups,
         path=where, patterns=tuple(Regex.compile(linear_start(rx), flags) for rx in regexes),
