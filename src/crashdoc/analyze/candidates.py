@@ -142,8 +142,6 @@ def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str
     return Candidate(line, exc, msg, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
-_CODE_RAISE = Regex(r"raise\s+(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*\(")
-"""A Python `raise X(` statement: a traceback's source line that lost its indentation in a copy, not a message."""
 _MODULE = Regex(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
 
 
@@ -252,8 +250,9 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase
     if not is_error and not hot_rule:
         return None
     text = line.text.strip()
-    if text.startswith("raise") and _CODE_RAISE.match(text):
-        return None
+    m = _RAISE.match(text) if text.startswith("raise") else None
+    if m is not None and text.startswith("(", m.end(1)):
+        return None  # a `raise X(` statement: a traceback's source line that lost its indentation, not a message
     exc, msg = bare_exception(text)
     match = kb.classify(exc, msg, text)
     if is_error:

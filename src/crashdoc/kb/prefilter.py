@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from crashdoc.kb.model import Rule
 from crashdoc.parse.matcher import ScanStats, compiled_database, hyperscan_available, new_scratch
-from crashdoc.parse.patternset import PatternSet, plain, readable, shadow, shadow_safe
+from crashdoc.parse.patternset import PatternSet, scan_bytes, shadow_safe
 from crashdoc.parse.scan_form import scan_form, to_scan_pattern
 from crashdoc.regex import Regex
 
@@ -90,12 +90,10 @@ class Gate:
         db = self._database()
         if db is None:
             return True
-        if plain(text):
-            data = text.encode()
-        elif self._shadows and readable(text):
-            data = shadow(text)
-        else:
+        read = scan_bytes(text)
+        if read is None or (read[1] and not self._shadows):
             return True
+        data = read[0]
         hit: list[bool] = []
 
         def on_match(_ident: int, _start: int, _end: int, _flags: int, _ctx: object) -> bool:

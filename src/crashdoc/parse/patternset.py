@@ -64,14 +64,12 @@ def shadow(text: str) -> bytes:
     return text.encode("ascii", "crashdoc.shadow")
 
 
-def plain(text: str) -> bool:
-    """Whether hyperscan reads `text` as Python does (ASCII, no separator): scanned as it is, not as a shadow."""
-    return text.isascii() and (text.isprintable() or _UNSEEN.search(text) is None)
-
-
-def readable(text: str) -> bool:
-    """Whether the text can be scanned at all (as it is or as its shadow): one without a separator \\x1c-\\x1f."""
-    return text.isprintable() or _UNSEEN.search(text) is None
+def scan_bytes(text: str) -> tuple[bytes, bool] | None:
+    """What hyperscan reads for `text`, and whether it is a shadow: the text itself when it is ASCII, its shadow
+    otherwise; None when it holds a separator \\x1c-\\x1f (Python's `\\s` takes them, no scan reads them so)."""
+    if not text.isprintable() and _UNSEEN.search(text) is not None:
+        return None
+    return (text.encode(), False) if text.isascii() else (shadow(text), True)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -131,13 +129,11 @@ class PatternSet:
         # too (`^`/`$` hold at the newline in a multi-line database); a match across the newline only adds a
         # candidate. One call instead of one per text: the call costs more than the bytes.
         text = texts[0] if len(texts) == 1 else "\n".join(t for t in texts if t)
-        always = self.always
-        if plain(text):
-            data = text.encode()
-        elif readable(text):
-            data, always = shadow(text), always | self._unsafe
-        else:
+        read = scan_bytes(text)
+        if read is None:
             return None
+        data, shadowed = read
+        always = self.always | self._unsafe if shadowed else self.always
         if data:
             db.scan(data, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         return always.union(found) if found else always

@@ -58,18 +58,9 @@ def runs(branch: str) -> list[str]:
 
 def negated_classes(pattern: str) -> Iterator[str]:
     """The text of each negated character class of `pattern` (`[^"\\s]`), escapes stepped over."""
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            end = _class_end(pattern, i)
-            if pattern.startswith("[^", i):
-                yield pattern[i : end + 1]
-            i = end
-        i += 1
+    for i, c, _ in _structure(pattern):
+        if c == "[" and pattern.startswith("[^", i):
+            yield pattern[i : _class_end(pattern, i) + 1]
 
 
 def _flags(pattern: str) -> tuple[str, str]:
@@ -129,8 +120,8 @@ def _class_end(body: str, i: int) -> int:
 
 
 def _structure(body: str) -> Iterator[tuple[int, str, int]]:
-    """(offset, character, group depth after it) of each `(`, `)` and `|` of `body` that is syntax: escapes and
-    character classes are stepped over."""
+    """(offset, character, group depth after it) of each `(`, `)`, `|` and class-opening `[` of `body` that is
+    syntax: escapes and the insides of character classes are stepped over."""
     level, i, n = 0, 0, len(body)
     while i < n:
         c = body[i]
@@ -138,6 +129,7 @@ def _structure(body: str) -> Iterator[tuple[int, str, int]]:
             i += 2
             continue
         if c == "[":
+            yield i, c, level
             i = _class_end(body, i)
         elif c in "()|":
             level += {"(": 1, ")": -1, "|": 0}[c]
