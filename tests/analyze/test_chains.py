@@ -128,3 +128,40 @@ def test_a_validation_error_is_reported_at_the_line_that_states_it() -> None:
     assert "Unsupported shard layout: zigzag" in _root(_PYDANTIC)[0]
     tb = 'Traceback (most recent call last):\n  File "/srv/app/cfg.py", line 3, in load\n    QxConfig(**raw)\n'
     assert "Unsupported shard layout: zigzag" in _root(tb + _PYDANTIC)[0]
+
+
+def test_an_error_quoted_as_its_repr_is_embedded_like_one_printed() -> None:
+    """`... with ImportError('<why>')` (a wrapper logging `{e!r}`): the repr states the error as `Type: <why>`
+    would; without the repr form the line stays the wrapper's own verdict."""
+    head = "(EngineCore_DP0 pid=7) ERROR 01-01 00:00:00 [loader.py:12] Failed to load qxkern with "
+    why = "dlopen(/srv/qx/build/qxkern.so, 0x0002): Symbol not found: __ZN3c104impl3qxEv"
+    assert _root(head + f"ImportError('{why}')\n")[1] == "abi_mismatch"
+    assert _root(head + f'ImportError("{why}")\n')[1] == "abi_mismatch"
+    d = diagnose(head + f"ImportError <{why}>\n")
+    assert d.root_cause is not None and d.root_cause.category == "abi_mismatch"  # the regex alone still knows it
+    d = diagnose(head + "ImportError('qx zz 77 unknown words')\n")
+    assert d.root_cause is None or d.root_cause.category != "abi_mismatch"
+
+
+def test_a_warning_a_rule_knows_yields_to_the_error_it_quotes() -> None:
+    """vLLM's `Failed to import from vllm._C with ImportError(...)` at WARNING: the extension rule (missing
+    install) yields to the quoted loader error (built against another torch)."""
+    text = ("WARNING 03-19 00:20:58 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('dlopen("
+            "/src/vllm/vllm/_C.abi3.so, 0x0002): Symbol not found: __ZNK3c1011StorageImpl5qxErrEv')\n"
+            "ERROR 03-19 00:21:00 [engine.py:9] RuntimeError: qx stopped\n")
+    d = diagnose(text)
+    finding = next(f for f in d.findings if "_C.abi3.so" in f.line)
+    assert finding.category == "abi_mismatch"
+
+
+def test_a_traceback_cut_before_its_exception_line_is_a_failure_for_a_warning_hint() -> None:
+    """A warning a rule knows explains a crash only when something failed: a traceback printed as a crash (no
+    level, or an error level) counts even when the excerpt lost its last lines; one logged at INFO does not."""
+    hint = ("WARNING 03-19 00:20:58 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('dlopen("
+            "/src/vllm/vllm/_C.abi3.so, 0x0002): Symbol not found: __ZNK3c1011StorageImpl5qxErrEv')\n")
+    cut = ('Traceback (most recent call last):\n  File "<frozen runpy>", line 198, in _run_module_as_main\n'
+           '  File "/src/vllm/vllm/entrypoints/cli/main.py", line 9, in main\n')
+    assert _root(hint + "[rank0]: " + cut.replace("\n  ", "\n[rank0]:   "))[1] == "abi_mismatch"
+    logged = "".join(f"INFO 03-19 00:21:00 [api.py:3] {ln}\n" for ln in cut.splitlines())
+    d = diagnose(hint + logged)
+    assert d.root_cause is None and any("no failure" in s.reason for s in d.skipped)

@@ -13,13 +13,16 @@ from crashdoc.regex import Regex
 if TYPE_CHECKING:
     from crashdoc.analyze.candidates import Classifier
 
-_EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault)): (?=\S)")
+_EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault))(?:: (?=\S)|\((?=['\"]))")
+"""An exception named inside a line as Python prints it (`ValueError: ...`) or as its repr (`ImportError('...')`,
+a wrapper's `{e!r}`)."""
 _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 #: embedded errors tried per line, and how much text of each (linear time on hostile lines)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
 
 
-_EMBEDDED_ENDS = ("Error: ", "Exception: ", "Failure: ", "Fault: ")
+_EMBEDDED_ENDS = ("Error: ", "Exception: ", "Failure: ", "Fault: ", "Error('", 'Error("', "Exception('", 'Exception("',
+                  "Failure('", 'Failure("', "Fault('", 'Fault("')
 
 
 def _may_embed(text: str) -> bool:

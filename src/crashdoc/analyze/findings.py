@@ -130,6 +130,13 @@ def logged_hint(c: Candidate) -> bool:
             and not getattr(c.match.rule, "any_level", False))
 
 
+def cut_crash(c: Candidate) -> bool:
+    """A traceback cut before its exception line that was printed as a crash (its header at no level, or at an
+    error level), not logged as information: the process failed even though the excerpt lost why."""
+    header = c.stack.header if c.kind == "truncated" and c.stack is not None else None
+    return header is not None and header.level not in ("INFO", "WARNING", "DEBUG", "TRACE")
+
+
 def _confidence(c: Candidate) -> tuple[str, str]:
     """How sure the verdict is, and why, in words a reader can check against the evidence."""
     m = c.match

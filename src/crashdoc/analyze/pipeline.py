@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
 from crashdoc.analyze.context import in_context
-from crashdoc.analyze.findings import attempt_verdicts, logged_hint, lone_consequence, summary, to_finding
+from crashdoc.analyze.findings import attempt_verdicts, cut_crash, logged_hint, lone_consequence, summary, to_finding
 from crashdoc.analyze.fixes import CONTEXT_LINES, complete_fix, fix_incomplete
 from crashdoc.analyze.fold import Folder
 from crashdoc.analyze.rank import GROUP_LIMIT, MAX_FINDINGS, Group, Pending, attempt_key, best_attempt
@@ -266,7 +266,8 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
             skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
                                    "that started the failure was printed earlier than what was captured"))
     failure_seen = any(p._failed(a.index) for a in states) or any(
-        g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE for gs in ranked.values() for g in gs)
+        g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE or cut_crash(g.first)
+        for gs in ranked.values() for g in gs)
     if root is not None and hint is not None and not failure_seen:
         # a rule knows a line the program logged as information or a warning, and nothing failed: that is a
         # finding for the reader, not the root cause of a crash that did not happen
