@@ -34,6 +34,11 @@ GLOG_BURST = (
     "2024-01-01T00:00:00.100000Z E0101 00:00:00.100000 7 loader.cc:1] QZ9 model m is unavailable\n"
     "2024-01-01T00:00:00.400000Z E0101 00:00:00.400000 7 loader.cc:2] QZ9 failed to map /models/m/plan\n"
 )
+CMAKE = (
+    "CMake Error at ggml/src/ggml-cuda/CMakeLists.txt:65 (message):\n"
+    "  QZ9 compute capability 121 used, use 121a for the specific features\n"
+    "  optimizations\n"
+)
 SLOW = (
     "2024-01-01T00:00:00.100000Z E0101 00:00:00.100000 7 loader.cc:1] QZ9 cannot map the plan file\n"
     "2024-01-01T00:00:05.100000Z E0101 00:00:05.100000 7 loader.cc:2] QZ9 model m unavailable\n"
@@ -48,6 +53,7 @@ CASES = [
     pytest.param(NCCL_BURST, 1, None, 1, id="nccl-warn-burst-is-one-candidate"),
     pytest.param(GLOG_BURST, 1, None, 1, id="a-burst-points-at-its-first-line"),
     pytest.param(SLOW, 1, None, 2, id="seconds-apart-are-two"),
+    pytest.param(CMAKE, 2, None, 1, id="cmake-error-header-announces-its-message"),
     pytest.param("Error: QZ9 first failure\n\nError: QZ9 second failure\n", 1, "Error", 2, id="blank-line-ends"),
     pytest.param("Error: QZ9 first failure\nINFO 01-01 00:00:00 [x.py:1] retrying\nError: QZ9 second failure\n",
                  1, "Error", 2, id="a-record-that-is-no-error-ends"),

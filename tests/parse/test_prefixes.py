@@ -63,6 +63,13 @@ CASES = [
     ("(vLLMHttpServer pid=1) ERROR 04-07 12:12:08 [multiproc_executor.py:597] x() [repeated 2x across cluster]", "x()"),
     ("ERROR 2025-07-21 14:34:24.934 async_trtllm_engine_factory.py:62] Bfloat16 is only supported",
      "Bfloat16 is only supported"),
+    # a cloud log viewer's severity and RFC 3339 time; Docker BuildKit's step timing and its error summary's timing
+    ("ERROR 2026-06-15T14:10:59.392125190Z AssertionError: Committed KV cache already freed",
+     "AssertionError: Committed KV cache already freed"),
+    ("#11 1.374 Using CUDA architectures: 121", "Using CUDA architectures: 121"),
+    ("2.272 CMake Error at ggml/src/ggml-cuda/CMakeLists.txt:65 (message):",
+     "CMake Error at ggml/src/ggml-cuda/CMakeLists.txt:65 (message):"),
+    ("0.5 of grep", "0.5 of grep"),  # a number that is no BuildKit time
     ("plain text stays", "plain text stays"),
 ]
 
@@ -85,6 +92,14 @@ def test_a_launcher_task_label_is_the_line_s_stream() -> None:
     assert a.text == b.text == "Traceback (most recent call last):" and a.stream != b.stream
     line = parse_line(3, "[1,2]<stdout>:[11/22/2025-18:59:53] [TRT-LLM] [RANK 2] [E] boom")
     assert (line.text, line.level, line.rank) == ("boom", "ERROR", 2)
+
+
+def test_a_viewer_s_severity_is_the_stream_s_not_the_line_s() -> None:
+    """A container's stderr is ERROR to the collector whatever it prints: the line's own level decides."""
+    line = parse_line(1, "ERROR 2026-06-15T14:10:59.392125190Z [2026-06-15 14:10:59 TP7] Load weight end.")
+    assert (line.text, line.level, line.ts) == ("Load weight end.", None, "2026-06-15T14:10:59.392125190Z")
+    step = parse_line(2, "#11 ERROR: process \"/bin/sh -c cmake -B build\" did not complete successfully: exit code: 2")
+    assert step.level == "ERROR" and step.text.startswith("process") and step.stream != parse_line(3, "x").stream
 
 
 def test_a_level_tag_keeps_the_indentation_after_it() -> None:

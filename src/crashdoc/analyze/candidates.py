@@ -255,7 +255,10 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase
         return None  # a `raise X(` statement: a traceback's source line that lost its indentation, not a message
     exc, msg = bare_exception(text)
     match = kb.classify(exc, msg, text)
-    if is_error or _is_cause(match):  # (a warning a cause rule knows may quote the error it is about, as a repr)
+    if is_error or _is_cause(match):
+        # a line a cause rule knows may go on to quote the error it is about; a line of no error level that a
+        # consequence rule knows (`this can cause errors like OSError: ...`, SGLang's `Ignore import error when
+        # loading ...: No module named ...` in a healthy start) names an error that may come or did no harm
         match = embedded_cause(kb, match, text)
     if match is None and not is_error:
         return None

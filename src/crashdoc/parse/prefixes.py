@@ -39,6 +39,13 @@ _TASK_LABEL = Regex(r"(?:(?: (?P<padded>\d{1,2})|(?P<task>\d{1,5})): |\[\d+,(?P<
 the tracebacks of tasks printing at once are read apart. (srun pads the label to its widest: ` 0: `; a Rust
 backtrace frame is right-aligned in four columns: `   0: `, `  10: `, ` 100: `.)"""
 _COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
+_SEVERITY_TS = Regex(r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) (?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) ")
+"""A cloud log viewer's export (`ERROR 2026-06-15T14:10:59.392125190Z <text>`): the collector's severity and time
+before each line. The severity is the stream's (a container's stderr is ERROR, whatever it prints), not the
+line's: it is dropped."""
+_BUILDKIT = Regex(r"(?:#(?P<step>\d{1,4}) )?\d{1,5}\.\d{3} (?=\S| )|#(?P<failed>\d{1,4}) (?=ERROR: )")
+"""Docker BuildKit's plain progress (`#11 0.886 <text>`: the step and its seconds; `#11 ERROR: ...` when the step
+failed), and its error summary's lines (`2.272 <text>`, after ` > [build 5/7] RUN ...`)."""
 _KUBECTL_PREFIX = Regex(r"\[(?P<pod>pod/[\w.-]+/[\w.-]+)\] ")
 _CRI = Regex(r"(?:stdout|stderr) [FP] ")
 _JOURNAL_ID = Regex(r"(?P<host>[^\s:\[\]]+) (?P<ident>[^\s\[\]:]{1,64})(?:\[(?P<pid>\d+)\])?: ?")
@@ -116,6 +123,17 @@ def _outer(s: str, f: dict[str, Any]) -> str:
                    or s.startswith("[") and (">:" in s[:32] or s.startswith("[default")))
         if m:
             f.setdefault("compose", f"task{m.group('task') or m.group('padded') or m.group('mpi') or m.group('local')}")
+            s = s[m.end():]
+            continue
+        m = _match(_SEVERITY_TS, s, s[:1] in "DINWECA" and "Z " in s[:50])
+        if m:
+            f.setdefault("ts", m.group("ts"))
+            s = s[m.end():]
+            continue
+        m = _match(_BUILDKIT, s, s[:1] == "#" or s[:1].isdigit() and "." in s[:12])
+        if m:
+            if m.group("step") or m.group("failed"):
+                f.setdefault("compose", f"step{m.group('step') or m.group('failed')}")
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
