@@ -165,3 +165,6 @@ def test_a_traceback_cut_before_its_exception_line_is_a_failure_for_a_warning_hi
     logged = "".join(f"INFO 03-19 00:21:00 [api.py:3] {ln}\n" for ln in cut.splitlines())
     d = diagnose(hint + logged)
     assert d.root_cause is None and any("no failure" in s.reason for s in d.skipped)
+    # the same stream goes on to serve: the cut traceback did not end it
+    d = diagnose(hint + cut + "INFO:     Application startup complete.\nINFO:     Uvicorn running on http://0.0.0.0:8000\n")
+    assert d.root_cause is None

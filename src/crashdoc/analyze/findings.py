@@ -130,11 +130,17 @@ def logged_hint(c: Candidate) -> bool:
             and not getattr(c.match.rule, "any_level", False))
 
 
-def cut_crash(c: Candidate) -> bool:
+def cut_crash(c: Candidate, last_seen: dict[str, int]) -> bool:
     """A traceback cut before its exception line that was printed as a crash (its header at no level, or at an
-    error level), not logged as information: the process failed even though the excerpt lost why."""
-    header = c.stack.header if c.kind == "truncated" and c.stack is not None else None
-    return header is not None and header.level not in ("INFO", "WARNING", "DEBUG", "TRACE")
+    error level), not logged as information, and the last its stream printed of what was read: the process
+    failed even though the excerpt lost why (a stream that goes on printing, `Application startup complete`,
+    did not)."""
+    stack = c.stack if c.kind == "truncated" else None
+    header = stack.header if stack is not None else None
+    if stack is None or header is None or header.level in ("INFO", "WARNING", "DEBUG", "TRACE"):
+        return False
+    end = max([header.lineno, *(ln.lineno for f in stack.frames for ln in (f.line, f.code_line) if ln)])
+    return last_seen.get(c.line.stream, 0) <= end
 
 
 def _confidence(c: Candidate) -> tuple[str, str]:

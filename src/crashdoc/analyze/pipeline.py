@@ -20,7 +20,7 @@ from crashdoc.model import Diagnosis, Skipped
 from crashdoc.parse.lines import LogLine
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.scan import Scanner
-from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder, text_before_header
+from crashdoc.parse.traceback import GAP, Stack, Trace, TracebackBuilder, text_before_header
 
 CLASSIFY_WINDOW = 4096
 """Characters of an error's text handed to the rules from its start, and as many from its end: the rules'
@@ -84,6 +84,8 @@ class Analysis:
         self.json_records = 0
         self.omitted = 0
         self.values = LogValues()
+        self.last_seen: dict[str, int] = {}
+        """The last line number read of each stream."""
         self.awaiting: list[tuple[Candidate, list[str]]] = []
         """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
         self.folder = Folder(self.builder, self._trace, self.attempt_of) if fold else None
@@ -91,6 +93,8 @@ class Analysis:
 
     def feed(self, line: LogLine, mask: int) -> None:
         self.now = line.lineno
+        if line.text != GAP:  # (an excerpt's gap marker is no line the stream printed)
+            self.last_seen[line.stream] = line.lineno
         self.values.feed(line.raw)
         if self.awaiting:
             self._context(line)
@@ -266,7 +270,7 @@ def diagnosis(p: Analysis, source: str) -> Diagnosis:
             skipped.append(Skipped("root cause", "only wrapper/consequence errors are in this input; the error "
                                    "that started the failure was printed earlier than what was captured"))
     failure_seen = any(p._failed(a.index) for a in states) or any(
-        g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE or cut_crash(g.first)
+        g.first.role == "consequence" or g.first.score >= SCORE_ERROR_LINE or cut_crash(g.first, p.last_seen)
         for gs in ranked.values() for g in gs)
     if root is not None and hint is not None and not failure_seen:
         # a rule knows a line the program logged as information or a warning, and nothing failed: that is a

@@ -86,8 +86,13 @@ def state_from_journal(
             active, sub, result = "inactive", "dead", last.result
     python = None
     cmdline = exe = None
-    if last is not None:
-        cmdline, exe = journal.cmdline_of(last.invocation_id)
+    for run in runs[-1:-4:-1]:  # (at most three queries: a loop of hundreds of runs costs no more)
+        # the newest run that logged a process of its own: a run that has just been started by a restart may
+        # have no record with _CMDLINE/_EXE yet when the journal is read or copied
+        cmdline, exe = journal.cmdline_of(run.invocation_id)
+        if cmdline or exe:
+            break
+    if cmdline or exe:
         words = (cmdline or "").split()
         if words and PYTHON.fullmatch(words[0].rsplit("/", 1)[-1]):
             python = words[0]

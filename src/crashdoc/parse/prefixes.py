@@ -130,8 +130,9 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             f.setdefault("ts", m.group("ts"))
             s = s[m.end():]
             continue
-        m = _match(_BUILDKIT, s, s[:1] == "#" or s[:1].isdigit() and "." in s[:12])
+        m = _match(_BUILDKIT, s, "buildkit" not in f and (s[:1] == "#" or s[:1].isdigit() and "." in s[:12]))
         if m:
+            f["buildkit"] = True  # (once a line: `0.123 0.456` after it is the line's own text)
             if m.group("step") or m.group("failed"):
                 f.setdefault("compose", f"step{m.group('step') or m.group('failed')}")
             s = s[m.end():]

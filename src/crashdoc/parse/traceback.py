@@ -31,7 +31,9 @@ indentation, never the exception line (`Name: message`)."""
 _NOISE = Regex(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
 _CAUSE = "The above exception was the direct cause of the following exception"
 _CONTEXT = "During handling of the above exception, another exception occurred"
-_GAP = "[... gap in source ...]"
+GAP = "[... gap in source ...]"
+"""The line an excerpt's collector writes where text was left out (the corpus format's marker)."""
+_GAP = GAP
 MAX_MESSAGE_LINES = 40
 MAX_FRAMES = 400
 
