@@ -16,6 +16,7 @@ from crashdoc.kb.redos import linear_start, slow_line
     r"(?:[~^]+\s*)+$",               # nested quantifiers: exponential on a caret line with a trailing character
     r"(\S+\s*)+x",                   # the same shape over words
     r"[^\s:]*?(?P<n>[\w-]+)[\w.-]*\.so: undefined symbol",   # three overlapping runs: polynomial on a word run
+    r"(?P<p>[A-Za-z][\w.-]{0,60})==\S+ has no wheels",   # every name of `a==a==...` starts a run to the line's end
 ])
 def test_super_linear_patterns_are_caught_quickly(pattern: str) -> None:
     t0 = time.perf_counter()
@@ -23,7 +24,8 @@ def test_super_linear_patterns_are_caught_quickly(pattern: str) -> None:
     assert time.perf_counter() - t0 < 30  # found on a short line, long before it could hang the check
 
 
-@pytest.mark.parametrize("pattern", [r"Address already in use", r"CUDA out of memory\. Tried to allocate (?P<n>[\d.]+)"])
+@pytest.mark.parametrize("pattern", [r"Address already in use", r"CUDA out of memory\. Tried to allocate (?P<n>[\d.]+)",
+                                     r"(?P<p>[A-Za-z][\w.-]{0,60})==[^\s=]{1,80} has no wheels"])
 def test_linear_patterns_pass(pattern: str) -> None:
     assert slow_line(pattern) is None
 

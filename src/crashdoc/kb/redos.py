@@ -59,6 +59,8 @@ def _lines(pattern: str) -> Iterator[tuple[str, str, str, str]]:
         yield f"a run of {sep!r} then a stop", "", sep, "!"  # a near miss at the very end
     yield "a mixed run", "", "a1.-/_:x", ""
     yield "a dotted name run", "", "a.", ""  # a word boundary at every other character
+    for sep in ("==", "=", ":", "/"):  # a name and an operator, repeated: every name could start a match
+        yield f"names joined by {sep!r}", "", "ab" + sep, ""
     yield "a digit run", "", "9", ""
     if head:
         yield f"{head!r} then a word run", head, "a", ""
