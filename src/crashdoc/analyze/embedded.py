@@ -21,8 +21,8 @@ _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
 
 
-_EMBEDDED_ENDS = ("Error: ", "Exception: ", "Failure: ", "Fault: ", "Error('", 'Error("', "Exception('", 'Exception("',
-                  "Failure('", 'Failure("', "Fault('", 'Fault("')
+_EMBEDDED_ENDS = tuple(f"{name}{end}" for name in ("Error", "Exception", "Failure", "Fault") for end in (": ", "('", '("'))
+"""How every `_EMBEDDED` match ends: a name's last word, then `: ` or the repr's opening quote."""
 
 
 def _may_embed(text: str) -> bool:

@@ -17,10 +17,10 @@ from crashdoc.analyze.fold import Folder
 from crashdoc.analyze.rank import GROUP_LIMIT, MAX_FINDINGS, Group, Pending, attempt_key, best_attempt
 from crashdoc.analyze.values import LogValues, complete
 from crashdoc.model import Diagnosis, Skipped
-from crashdoc.parse.lines import LogLine
+from crashdoc.parse.lines import GAP, LogLine
 from crashdoc.parse.phases import phase_of_frames, phase_of_line
 from crashdoc.parse.scan import Scanner
-from crashdoc.parse.traceback import GAP, Stack, Trace, TracebackBuilder, text_before_header
+from crashdoc.parse.traceback import Stack, Trace, TracebackBuilder, text_before_header
 
 CLASSIFY_WINDOW = 4096
 """Characters of an error's text handed to the rules from its start, and as many from its end: the rules'

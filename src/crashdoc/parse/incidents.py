@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from crashdoc.parse.errors import bare_exception, is_error_line
-from crashdoc.parse.lines import LogLine
+from crashdoc.parse.lines import GAP, LogLine
 from crashdoc.parse.stacks import Stack, Trace
 from crashdoc.regex import Regex
 
@@ -24,7 +24,6 @@ MAX_INCIDENT_LINES = 40
 BURST_SECONDS = 1.0
 _FRAME = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _CLOCK = Regex(r"(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)")
-_GAP = "[... gap in source ...]"
 #: a line that says the specific cause comes next (`Last error:`, `Caused by:`, a Rust panic's `... at f.rs:1:2:`,
 #: CMake's `CMake Error at f.txt:65 (message):` before the message's indented lines)
 _ANNOUNCES = Regex(
@@ -97,7 +96,7 @@ class IncidentBuilder:
                 self.consumed.add(line.lineno)
                 return
             yield from self.close()
-        if not taken and line.text.strip() and _GAP not in line.text and is_error_line(line):
+        if not taken and line.text.strip() and GAP not in line.text and is_error_line(line):
             self.open = _Incident(line, line.process, seconds(line.ts), bare_exception(line.text.strip())[0] is not None)
 
     def _belongs(self, inc: _Incident, line: LogLine) -> bool:
@@ -106,7 +105,7 @@ class IncidentBuilder:
             return False  # a gap in what was read (a record's lines share its number), or long enough
         if line.stream != inc.head.stream or (line.process and inc.process and line.process != inc.process):
             return False  # another process
-        if not text.strip() or _GAP in text or _FRAME.match(text) or "Traceback (most recent call last)" in text:
+        if not text.strip() or GAP in text or _FRAME.match(text) or "Traceback (most recent call last)" in text:
             return False
         clock = seconds(line.ts)
         if clock is not None and inc.clock is not None and abs(clock - inc.clock) > BURST_SECONDS:

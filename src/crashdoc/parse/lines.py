@@ -8,6 +8,9 @@ from typing import Any
 from crashdoc.parse.prefixes import RANK_IN_NAME, UNSAFE, strip
 from crashdoc.parse.text import _ANSI_HINT, clean
 
+GAP = "[... gap in source ...]"
+"""The line an excerpt's collector writes where text was left out (the corpus format's marker)."""
+
 
 @dataclass(frozen=True, slots=True)
 class LogLine:

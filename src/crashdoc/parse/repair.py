@@ -28,6 +28,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from crashdoc.parse.errors import bare_exception
 from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.formats import block_format, line_format
+from crashdoc.parse.lines import GAP
 from crashdoc.parse.markers import is_record
 from crashdoc.parse.prefixes import strip
 from crashdoc.parse.text import clean
@@ -42,7 +43,6 @@ WRAP_WINDOW = 64
 _FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
 _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
-_GAP = "[... gap in source ...]"
 _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
 _QUOTE = Regex(r"> ?")
 _NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t)")
@@ -224,7 +224,7 @@ class Repairer(Generic[P]):
         if not _cut_inside(held.piece.data[-1:], data[:2]):
             return False  # equal lengths alone are no wrap: the cut must fall where a terminal's would
         raw = _text(data)
-        if _GAP in raw or "\u2500" <= raw.lstrip()[:1] <= "\u257f":
+        if GAP in raw or "\u2500" <= raw.lstrip()[:1] <= "\u257f":
             return False  # an excerpt's marker of missing text; a box drawn at the width (rich's tracebacks)
         if "Traceback" in raw or bare_exception(raw.strip())[0]:
             return False  # a line of its own (checked before the prefix parse below, which costs more)

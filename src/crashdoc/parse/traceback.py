@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from crashdoc.parse.exceptions import is_exception_name
 from crashdoc.parse.incidents import IncidentBuilder
-from crashdoc.parse.lines import LogLine
+from crashdoc.parse.lines import GAP, LogLine
 from crashdoc.parse.richbox import RichBox, opens
 from crashdoc.parse.stacks import Frame, Stack, Trace, starts_new_error, text_before_header
 from crashdoc.regex import Regex
@@ -31,9 +31,6 @@ indentation, never the exception line (`Name: message`)."""
 _NOISE = Regex(r"\s*[~^][~^\s]*$|\s*\.\.\.<\d+ lines>\.\.\.$|\s*\[Previous line repeated \d+ more times?\]$")
 _CAUSE = "The above exception was the direct cause of the following exception"
 _CONTEXT = "During handling of the above exception, another exception occurred"
-GAP = "[... gap in source ...]"
-"""The line an excerpt's collector writes where text was left out (the corpus format's marker)."""
-_GAP = GAP
 MAX_MESSAGE_LINES = 40
 MAX_FRAMES = 400
 
@@ -94,7 +91,7 @@ class TracebackBuilder:
             same_wrapper = waiting.outer in (line.outer, "main") or line.outer == "main"
             if same_wrapper and waiting.state == "frames" and (_FRAME.match(_strip_group(text)) or waiting.frames):
                 key, cur = self._last_opened, waiting
-        if _GAP in text:
+        if GAP in text:
             yield from self._close_key(key)
             return
         if "Traceback (most recent call last)" in text:
