@@ -157,8 +157,10 @@ def test_a_warning_a_rule_knows_yields_to_the_error_it_quotes() -> None:
 def test_a_traceback_cut_before_its_exception_line_is_a_failure_for_a_warning_hint() -> None:
     """A warning a rule knows explains a crash only when something failed: a traceback printed as a crash (no
     level, or an error level) counts even when the excerpt lost its last lines; one logged at INFO does not."""
-    hint = ("WARNING 03-19 00:20:58 [_custom_ops.py:21] Failed to import from vllm._C with ImportError('dlopen("
-            "/src/vllm/vllm/_C.abi3.so, 0x0002): Symbol not found: __ZNK3c1011StorageImpl5qxErrEv')\n")
+    # (an extension's loader error logged as a warning: vLLM's own `Failed to import from vllm._C` warning is a
+    # cause at any level, so it is not the hint here)
+    hint = ("WARNING 03-19 00:20:58 [loader.py:21] Failed to load qxkern: dlopen(/src/qx/qxkern.abi3.so, 0x0002): "
+            "Symbol not found: __ZNK3c1011StorageImpl5qxErrEv\n")
     cut = ('Traceback (most recent call last):\n  File "<frozen runpy>", line 198, in _run_module_as_main\n'
            '  File "/src/vllm/vllm/entrypoints/cli/main.py", line 9, in main\n')
     assert _root(hint + "[rank0]: " + cut.replace("\n  ", "\n[rank0]:   "))[1] == "abi_mismatch"
@@ -168,3 +170,41 @@ def test_a_traceback_cut_before_its_exception_line_is_a_failure_for_a_warning_hi
     # the same stream goes on to serve: the cut traceback did not end it
     d = diagnose(hint + cut + "INFO:     Application startup complete.\nINFO:     Uvicorn running on http://0.0.0.0:8000\n")
     assert d.root_cause is None
+
+
+def test_a_child_crash_relayed_line_by_line_at_info_is_a_failure() -> None:
+    """A launcher that relays its child's stderr through its own logger writes every line of the child's crash at
+    its INFO level: a traceback whose header and frames open their messages is the crash; the same header quoted
+    inside a request log's message is not."""
+    child = ["Traceback (most recent call last):",
+             '  File "/srv/env/lib/python3.11/site-packages/qxserve/configs/vl.py", line 51, in <module>',
+             "    from transformers.models.mllama.image_processing_mllama import is_valid_list_of_images",
+             "ImportError: cannot import name 'is_valid_list_of_images' from 'transformers.models.mllama."
+             "image_processing_mllama' (/srv/env/lib/python3.11/site-packages/transformers/models/mllama/x.py)"]
+    relayed = "".join(f"2025-03-05 14:07:59,305 - __main__ - INFO - {ln}\n" for ln in child)
+    d = diagnose(relayed + "2025-03-05 14:08:04,305 - __main__ - INFO - server exited, restarting\n")
+    assert d.root_cause is not None and "cannot import name 'is_valid_list_of_images'" in d.root_cause.line
+    assert d.root_cause.category == "dependency_version_mismatch"
+    quoted = ("2025-03-05 14:07:59,305 - api - INFO - Received request chat-1: prompt: 'why does my script print "
+              "Traceback (most recent call last): File \"x.py\", line 3, in <module> ImportError: no'\n")
+    assert diagnose(quoted).root_cause is None
+
+
+def test_a_cut_traceback_whose_header_states_the_error_is_reported_at_the_header() -> None:
+    """A wrapper that prints `{e}, {traceback}` states the error on the header's line: when the excerpt loses the
+    exception line, the header (with what it states) is the report, not the last frame that survived."""
+    text = ("(VllmWorkerProcess pid=110) ERROR 08-07 14:32:00 multiproc_worker_utils.py:226] Exception in worker "
+            "VllmWorkerProcess while processing method start_worker_execution_loop: Attempted to assign 7 x 256 = "
+            "1792 image tokens to 504 placeholders, Traceback (most recent call last):\n"
+            '(VllmWorkerProcess pid=110) ERROR 08-07 14:32:00 multiproc_worker_utils.py:226]   File "/usr/lib/'
+            'python3.10/site-packages/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process\n'
+            "(VllmWorkerProcess pid=110) ERROR 08-07 14:32:00 multiproc_worker_utils.py:226]     output = "
+            "executor(*args, **kwargs)\n")
+    d = diagnose(text)
+    assert d.root_cause is not None and "Attempted to assign 7 x 256" in d.root_cause.line
+    assert d.root_cause.message == "Attempted to assign 7 x 256 = 1792 image tokens to 504 placeholders"
+    # a header whose words only announce the traceback states nothing: its last frame stays the report
+    bare = text.replace("start_worker_execution_loop: Attempted to assign 7 x 256 = 1792 image tokens to 504 "
+                        "placeholders, ", "start_worker_execution_loop: ")
+    d = diagnose(bare)
+    assert d.root_cause is not None and "output = executor" in d.root_cause.line or "File " in d.root_cause.line

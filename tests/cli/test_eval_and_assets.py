@@ -95,7 +95,8 @@ def test_wrapper_format_assets(expected: Path) -> None:
 # tests/corpus_thirteenth: 33 cases of a later session, mixed like the dev set, untuned first 30/33, 22/33, 1;
 # now 33/33, 25/33, 0. tests/corpus_fourteenth: 32 cases collected after that (serving crashes, deployments,
 # installs), untuned first 22/32, 14/32, 5; now 30/32, 21/32, 1. tests/corpus_fifteenth: 23 cases collected after
-# that, untuned first 22/23, 17/23, 1; now 23/23, 22/23, 0.
+# that, untuned first 22/23, 17/23, 1; now 23/23, 22/23, 0. tests/corpus_sixteenth: 29 cases collected after that
+# (SGLang; vLLM at runtime and in deployments; installs and builds), untuned first 22/29, 9/29, 0; now 26/29, 15/29, 0.
 FLOORS = {"corpus_extra": ({"root_cause_rate": 0.97, "category_rate": 0.9}, 0, 120),
           "corpus_new": ({"root_cause_rate": 0.95, "category_rate": 0.85}, 0, 40),
           "corpus_fresh": ({"root_cause_rate": 0.97, "category_rate": 0.8}, 0, 42),
@@ -109,7 +110,8 @@ FLOORS = {"corpus_extra": ({"root_cause_rate": 0.97, "category_rate": 0.9}, 0, 1
           "corpus_twelfth": ({"root_cause_rate": 0.95, "category_rate": 0.9}, 0, 22),
           "corpus_thirteenth": ({"root_cause_rate": 0.97, "category_rate": 0.75}, 0, 33),
           "corpus_fourteenth": ({"root_cause_rate": 0.93, "category_rate": 0.65}, 1, 32),
-          "corpus_fifteenth": ({"root_cause_rate": 0.95, "category_rate": 0.9}, 0, 23)}
+          "corpus_fifteenth": ({"root_cause_rate": 0.95, "category_rate": 0.9}, 0, 23),
+          "corpus_sixteenth": ({"root_cause_rate": 0.86, "category_rate": 0.5}, 0, 29)}
 
 
 @pytest.mark.parametrize("folder", sorted(FLOORS))

@@ -90,6 +90,9 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
         raised = _raised(kb, trace, stack, attempt, phase)
         if raised is not None:
             return raised
+        stated = _stated(trace, stack, attempt, phase)
+        if stated is not None:
+            return stated
         line = stack.frames[-1].line if stack.frames and stack.frames[-1].line else stack.header
         assert line is not None
         return Candidate(line, None, "traceback cut off before its exception line", "truncated", attempt,
@@ -123,6 +126,23 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
                 line = ln if ln is not first else line  # a count-only first line yields to the stating one
                 break
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
+
+
+_STATED = Regex(r"^[^:\n]{3,200}?: (?P<why>\S[^\n]{10,})")
+"""A header's text before `Traceback (most recent call last)` that states the error after a wrapper's words:
+vLLM's `Exception in worker W while processing method M: <str(e)>, Traceback ...`."""
+
+
+def _stated(trace: Trace, stack: Stack, attempt: int, phase: str | None) -> Candidate | None:
+    """A traceback cut before its exception line whose header states the error (a wrapper that prints `{e},
+    {format_exc()}`): reported at the header, with what it states, instead of at its last frame."""
+    header = stack.header
+    m = _STATED.match(trace.intro) if header is not None and trace.stacks and stack is trace.stacks[0] else None
+    why = m.group("why").rstrip(" \t,;:.-") if m is not None else ""
+    if len(why) < 11 or header is None:
+        return None
+    return Candidate(header, None, why, "truncated", attempt, SCORE_TRUNCATED, "unknown", None, stack, trace,
+                     phase)
 
 
 _RAISE = Regex(r"raise\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s*(?:\(\s*(?:[rRfFbBuU]{1,2})?(?:\"([^\"]*)\"|'([^']*)')?)?")

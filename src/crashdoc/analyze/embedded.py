@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 _EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exception|Failure|Fault))(?:: (?=\S)|\((?=['\"]))")
 """An exception named inside a line as Python prints it (`ValueError: ...`) or as its repr (`ImportError('...')`,
 a wrapper's `{e!r}`)."""
+_REPR = Regex(r"((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*)\((['\"])([^\n]*?)(?:\2\)|$)")
+"""An exception's repr at the start of a part: its name, the quote, the quoted text (to the closing `')`)."""
 _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 #: embedded errors tried per line, and how much text of each (linear time on hostile lines)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
@@ -67,6 +69,9 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
         part = raw.lstrip(" :,.;-\n").strip()
         if len(part) < 12:
             continue
+        r = _REPR.match(part) if not is_cause else None
+        if r is not None:  # `ImportError('<why>')` reads as `ImportError: <why>`, as Python prints it (a cause
+            part = f"{r.group(1)}: {r.group(3)}"  # rule's own wrapper, vLLM's `Failed to import ... with`, decides)
         exc, msg = bare_exception(part.split("\n")[0])
         found = kb.classify(exc, msg, part)
         if quoted and exc is None and (found is None or found.rule.role != "cause"):

@@ -52,6 +52,9 @@ class MarkerClass:
     drop_quoted: frozenset[str] = frozenset()
     """A hit inside a quoted value (after `: '`, `="` ...) of a line with a level field in this set does not
     make the line hot: a request log's prompt, a config dump; the head of the line still counts."""
+    relayed: bool = False
+    """A hit that opens the message right after a level field in `drop_levels` still counts: a launcher relaying
+    its child's stderr line by line writes the child's crash at its own INFO level (`- INFO - Traceback ...`)."""
     prefilter: bool = False
     """Scanned in hyperscan's prefilter mode (cheaper; it may also find near misses): for a rule's regex, which
     the scanner confirms on the line with Python."""
@@ -70,6 +73,7 @@ TRACEBACK = MarkerClass(
     before=2,
     after=60,
     drop_levels=LOGGED,
+    relayed=True,
 )
 """Frames (`File "...", line N`) are hot themselves and extend the window, so a traceback stays covered for as
 long as its frames keep coming, interleaved with other ranks' lines, without a fixed long window."""
@@ -84,6 +88,7 @@ EXCEPTION = MarkerClass(
     before=2,
     after=30,
     drop_levels=LOGGED,
+    relayed=True,
 )
 
 WORDS = MarkerClass(
@@ -148,9 +153,7 @@ BOUNDARY = MarkerClass(
         r"The server is fired up",
         r"Connected",
     ),
-    before=0,
-    after=0,
-    strict=True,
+    before=0, after=0, strict=True,
 )
 
 FORMAT = MarkerClass("format", scan_patterns(), before=2, after=30, drop_levels=QUIET)
@@ -284,6 +287,14 @@ def strict_boundary(line: bytes) -> bool:
 
 
 _QUOTED = Regex(rb"""(?::|=) ?\\?['"]""")
+_OPENS = Regex(rb'[ \t:|\]-]{0,8}(?:Traceback \(most recent call last\)|Exception Group Traceback|File "[^"\n]{1,400}", line \d)')
+
+
+def opens_message(line: bytes, end: int, pos: int) -> bool:
+    """Whether the hit ending at `pos` is a traceback header or frame opening the message after a level field
+    ending at `end` (a few separators between them)."""
+    m = _OPENS.match(line, end)
+    return m is not None and m.end() >= pos
 
 
 def passes(cls: MarkerClass, line: bytes, pos: int, level: tuple[str | None, int]) -> bool:
@@ -294,5 +305,5 @@ def passes(cls: MarkerClass, line: bytes, pos: int, level: tuple[str | None, int
     if lv is None or end > pos:
         return True
     if lv in cls.drop_levels:
-        return False
+        return cls.relayed and opens_message(line, end, pos)
     return not (lv in cls.drop_quoted and _QUOTED.search(line, end, pos) is not None)

@@ -29,7 +29,7 @@ from crashdoc.parse.blocks import (
     tail,
 )
 from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
-from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, passes
+from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, opens_message, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
 from crashdoc.parse.repair import repair
 from crashdoc.parse.windows import windows
@@ -86,6 +86,8 @@ class Scanner:
             raise ValueError(f"{len(markers) + len(literals)} scanner classes: a packed hit holds 16 bits of class")
         self.quiet_classes = {i: c.drop_levels for i, c in enumerate(markers) if c.drop_levels and not c.strict}
         """Marker classes whose hits a level field refuses (a hit after it, on a line at one of these levels)."""
+        self.relayed = frozenset(i for i, c in enumerate(markers) if c.relayed)
+        """Of those, the classes whose hit still counts when it opens the message (parse/markers.py)."""
         self.matcher = Matcher(
             markers, self.stats, use_hyperscan, extra=literals, extra_key=plan_key(extra_patterns) if literals else ""
         )
@@ -210,7 +212,8 @@ class Scanner:
                     level, line = None, None
                 last_line_start, line_end = start, end
             start = last_line_start
-            if level is not None and level[0] in self.quiet_classes.get(ci, ()) and pos - start >= level[1]:
+            if (level is not None and level[0] in self.quiet_classes.get(ci, ()) and pos - start >= level[1]
+                    and (ci not in self.relayed or line is None or not opens_message(line, level[1], pos - start))):
                 continue  # a hit after a level field its class refuses (what `passes` says, without the call)
             if ci >= self.rule_index >= 0:  # a rule's literal: the rules that contain it decide, on this line only
                 if masks.get(idx, 0) >> self.rule_index & 1 or (start, ci) in tried_literals:
