@@ -109,7 +109,8 @@ def _logs() -> list[Path]:
                ROOT / "tests" / "corpus_tenth" / "cases", ROOT / "tests" / "corpus_eleventh" / "cases",
                ROOT / "tests" / "corpus_twelfth" / "cases", ROOT / "tests" / "corpus_thirteenth" / "cases",
                ROOT / "tests" / "corpus_fourteenth" / "cases", ROOT / "tests" / "corpus_fifteenth" / "cases",
-               ROOT / "tests" / "corpus_sixteenth" / "cases", SHARED / "corpus" / "dev" / "cases"]
+               ROOT / "tests" / "corpus_sixteenth" / "cases",
+               ROOT / "tests" / "corpus_seventeenth" / "cases", SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
 

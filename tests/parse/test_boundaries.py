@@ -35,9 +35,11 @@ CASES = [
         TB + "ValueError: QX77 bad shard map\nthe shard index lists 3 files, 4 were found\n",
         4, "ValueError", "QX77 bad shard map\nthe shard index lists 3 files, 4 were found", 1,
         id="plain-continuation-stays"),
+    # (the message keeps both lines; the line reported is the one that states the error: parse/exceptions.py
+    # stating_line)
     pytest.param(
         TB + "ValueError: loader 'fast' raised:\nKeyError: 'qx77_shard_map'\n",
-        4, "ValueError", "loader 'fast' raised:\nKeyError: 'qx77_shard_map'", 1,
+        5, "ValueError", "loader 'fast' raised:\nKeyError: 'qx77_shard_map'", 1,
         id="announced-embedded-error-stays"),
     pytest.param(
         TB + "ValueError: QX77 bad shard map\n rank=0\nError: ShardCannotStart\n",

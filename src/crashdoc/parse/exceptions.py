@@ -66,8 +66,14 @@ _STATED = Regex(r"^\s+\S.*\[type=\w+")
 def stating_line(texts: list[str]) -> int:
     """Which line of a multi-line exception message states the error: the first, except after a line that only
     counts errors (pydantic's `1 validation error for LLMConfig`, then the field, then `  Value error, ... [type=
-    value_error, ...]`), where it is the first error line under it."""
-    if not texts or not _COUNT_ONLY.search(texts[0]):
+    value_error, ...]`), where it is the first error line under it, and after a line that only announces the error
+    it wraps (torch's `BackendCompilerFailed: backend='inductor' raised:`), where it is the exception under it."""
+    if not texts:
+        return 0
+    if texts[0].rstrip().endswith(":"):
+        nxt = next((i for i, t in enumerate(texts) if i and t.strip()), 0)
+        return nxt if nxt and split_exception(texts[nxt].strip())[0] is not None else 0
+    if not _COUNT_ONLY.search(texts[0]):
         return 0
     return next((i for i, t in enumerate(texts) if i and _STATED.search(t)), 0)
 
