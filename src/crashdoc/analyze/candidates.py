@@ -128,7 +128,7 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
-_STATED = Regex(r"^[^:\n]{3,200}?: (?P<why>\S[^\n]{10,})")
+_HEADER_STATES = Regex(r"^[^:\n]{3,200}?: (?P<why>\S[^\n]{10,})")
 """A header's text before `Traceback (most recent call last)` that states the error after a wrapper's words:
 vLLM's `Exception in worker W while processing method M: <str(e)>, Traceback ...`."""
 
@@ -137,9 +137,11 @@ def _stated(trace: Trace, stack: Stack, attempt: int, phase: str | None) -> Cand
     """A traceback cut before its exception line whose header states the error (a wrapper that prints `{e},
     {format_exc()}`): reported at the header, with what it states, instead of at its last frame."""
     header = stack.header
-    m = _STATED.match(trace.intro) if header is not None and trace.stacks and stack is trace.stacks[0] else None
+    if header is None or not trace.stacks or stack is not trace.stacks[0]:
+        return None
+    m = _HEADER_STATES.match(trace.intro)
     why = m.group("why").rstrip(" \t,;:.-") if m is not None else ""
-    if len(why) < 11 or header is None:
+    if len(why) < 11:
         return None
     return Candidate(header, None, why, "truncated", attempt, SCORE_TRUNCATED, "unknown", None, stack, trace,
                      phase)
