@@ -74,7 +74,7 @@ def _line(head: str, unit: str, tail: str, n: int) -> str:
     return head + (unit * (n // len(unit) + 1))[:n] + tail
 
 
-def _best(rx: re.Pattern[str], line: str, tries: int = 3) -> float:
+def _best(rx: re.Pattern[str], line: str, tries: int = 5) -> float:
     best = float("inf")
     for _ in range(tries):
         t0 = time.thread_time()
@@ -87,23 +87,23 @@ def slow_line(pattern: str, flags: int = 0, limit: float = LIMIT) -> str | None:
     """None when `pattern` stays linear and fast on every adversarial line; else which line, how long.
 
     Timed in CPU time of this thread (other processes on a busy machine do not count) and decided on growth,
-    so that a busy machine cannot fail a linear pattern: a line that takes over FLOOR is
-    timed again (best of 3) beside the line before it; the pattern is reported when its time grows faster than
-    the line (more than 1.4 times the length ratio: polynomial or exponential) and takes over `limit` / 2, or
-    when even a linear search takes more than 4 x `limit` on one line.
+    so that a busy machine cannot fail a linear pattern: a line that takes over FLOOR is timed again (best of
+    5) beside a line a quarter of its length. A linear search takes about 4 times as long on the longer line, a
+    quadratic one 16 times; the pattern is reported when its time grows more than twice the length ratio and
+    takes over `limit` / 2, or when even a linear search takes more than 4 x `limit` on one line. (A ratio of
+    two neighbouring lengths, 2 against 2.8, let cache noise on a shared machine fail a linear pattern.)
     """
     rx = re.compile(linear_start(pattern), flags)
     for what, head, unit, tail in _lines(pattern):
-        previous = 0
         for n in SIZES:
             line = _line(head, unit, tail, n)
             t0 = time.thread_time()
             rx.search(line)
-            if time.thread_time() - t0 > FLOOR and previous:
+            if time.thread_time() - t0 > FLOOR and n > SIZES[0]:
+                quarter = max(n // 4, 1)
                 took = _best(rx, line)
-                before = _best(rx, _line(head, unit, tail, previous))
-                grows = took / max(before, 1e-9) > 1.4 * n / previous
+                before = _best(rx, _line(head, unit, tail, quarter))
+                grows = took / max(before, 1e-9) > 2 * n / quarter
                 if (grows and took > limit / 2) or took > 4 * limit:
                     return f"{took * 1000:.0f} ms on {what} of {len(line)} characters, growing faster than the line"
-            previous = n
     return None
