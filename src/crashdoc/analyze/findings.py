@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from crashdoc.analyze.attempts import AttemptState
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate
 from crashdoc.analyze.rank import Group
+from crashdoc.kb.kinds import Kind, kind_of
 from crashdoc.model import Attempt, Evidence, Finding, Fix, Where
 from crashdoc.parse.traceback import Frame
 
@@ -81,6 +82,11 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         explanation = (f"No rule knows this error, but {known.project}'s own source raises it ({known.file}:{known.line}:"
                        f" \"{known.template[:160]}\"), and crashdoc's message inventory labels that message "
                        f"{known.category}.")
+    elif (kind := _kind(c)) is not None:
+        from crashdoc.kb.inventory import category_advice
+
+        fix, category, rule = Fix(category_advice(kind.category)), kind.category, None
+        explanation = f"No rule knows this error, but it is {kind.why}: {kind.category} is the likeliest category."
     else:
         fix, category, rule, explanation = Fix(UNKNOWN_FIX), "other", None, ""
     where = Where(
@@ -105,6 +111,13 @@ def _known_message(c: Candidate) -> Known | None:
 
     text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
     return lookup(text.split("\n")[0][:2000])
+
+
+def _kind(c: Candidate) -> Kind | None:
+    """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
+    if c.role != "unknown" or c.kind == "truncated":
+        return None
+    return kind_of(f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
 
 
 def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:
