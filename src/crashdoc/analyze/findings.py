@@ -117,6 +117,9 @@ def _kind(c: Candidate) -> Kind | None:
     """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
     if c.role != "unknown" or c.kind == "truncated":
         return None
+    raised = c.stack.frames[-1].path if c.stack is not None and c.stack.frames else None
+    if raised is not None and not any(d in raised for d in ("-packages/", *_ENGINE_DIRS)):
+        return None  # raised in the user's own program, not in an engine or a library
     return kind_of(f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+
 from crashdoc.datafile import load_yaml, package_file
 from crashdoc.regex import Regex
 

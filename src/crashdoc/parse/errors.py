@@ -29,8 +29,12 @@ def is_error_line(line: LogLine) -> bool:
     if line.text.startswith(("  ", "\t")) or _CARETS.match(line.text):
         # an indented continuation (traceback code, wrapped message), not an error by itself, unless a row of the
         # format table says its lines are errors however indented (TVM's `  Check failed: ...`)
-        fmt = line_format(line.text.strip()) if line.level not in QUIET_LEVELS else None
-        return fmt is not None and fmt.indented and fmt.level in ERROR_LEVELS
+        # (an indented `Type: message` stands for itself: a pasted excerpt, a build's indented subprocess output)
+        if line.level in QUIET_LEVELS:
+            return False
+        fmt = line_format(line.text.strip())
+        return (fmt is not None and fmt.indented and fmt.level in ERROR_LEVELS) or (
+            not _CARETS.match(line.text) and bare_exception(line.text.strip())[0] is not None)
     if not line.text.strip():
         return False  # an ERROR record without text (a JSON log whose message is empty or not a string)
     if line.level in ERROR_LEVELS:

@@ -68,6 +68,8 @@ _PYLOG = Regex(r"- (?P<logger>[\w.]+) - (?P<level>[A-Z]+) - ")
 _LOGURU = Regex(r"\| (?P<level>[A-Z]+)\s*\| (?P<loc>\S+) - ")
 _LEVEL_COLON = Regex(r"(?P<level>ERROR|WARNING|INFO|DEBUG|CRITICAL):(?=\s)")
 _SLOG_LEVEL = Regex(r"\blevel=(?P<level>[A-Z]+)\b")
+_TS_LEVEL = Regex(r"(?:[A-Za-z_][\w.]{0,80} (?:\d{1,7} )?)?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?: {1,12}|: | - )")
+"""After a timestamp, Python logging's `%(asctime)s [%(name)s] [%(process)d] %(levelname)-8s %(message)s` forms."""
 RANK_IN_NAME = Regex(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
 _LEVEL_SPACE = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
@@ -291,6 +293,9 @@ def inner(s: str, f: dict[str, Any]) -> str:
     m = _match(_RAY_LOG, s, s.startswith(_LEVEL_SPACE))
     if m:  # Ray's Python logger: "LEVEL file.py:N -- "
         f["level"], f["loc"] = m.group("level"), m.group("loc")
+        return s[m.end():]
+    if m := _match(_TS_LEVEL, s, "ts" in f and any(w in s[:100] for w in _LEVEL_SPACE)):
+        f["level"] = "WARNING" if m.group("level") == "WARN" else m.group("level")
         return s[m.end():]
     if " level=" in s[:60]:
         m = _SLOG_LEVEL.search(s)
