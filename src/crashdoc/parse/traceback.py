@@ -67,6 +67,15 @@ class _Open:
         traceback that pip or a launcher prints indented keeps its shape)."""
 
 
+def _shifted_exception(cur: _Open, text: str) -> bool:
+    """An exception line a copy indented (` ValueError: ...` after a frame's code): `Type: message` of an
+    exception's name, after the last frame's code, less indented than that code (margin + 4)."""
+    if not cur.frames or cur.frames[-1].code is None or _indent(text) > cur.margin + 2:
+        return False
+    m = _EXC.match(text.strip())
+    return m is not None and m.group("msg") is not None and is_exception_name(m.group("type"))
+
+
 class TracebackBuilder:
     """Feed LogLines in input order; finished Traces come out of `feed` and `close`."""
 
@@ -137,7 +146,7 @@ class TracebackBuilder:
             if not text.strip() or _NOISE.match(text) or _GROUP_SEP.match(text):
                 return
             code_shaped = cur.frames and cur.frames[-1].code is None and _STATEMENT.match(text.lstrip()) is not None
-            if _indent(text) > cur.margin or code_shaped:
+            if (_indent(text) > cur.margin or code_shaped) and not _shifted_exception(cur, text):
                 if cur.frames and cur.frames[-1].code is None:
                     f = cur.frames[-1]
                     cur.frames[-1] = Frame(f.path, f.lineno, f.func, text.strip(), f.line, line)
