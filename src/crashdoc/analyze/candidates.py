@@ -106,7 +106,10 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
                          SCORE_TRUNCATED, "unknown", None, stack, trace, phase)
     frames = tuple(f"{f.path} in {f.func}" for f in stack.frames)
     match = embedded_cause(kb, kb.classify(stack.exc_type, stack.message, first.text.strip(), frames), stack.message)
-    score, role = _score(match, SCORE_TRACEBACK if stack.message.strip() else SCORE_BARE)
+    # (an "exception" line of no type is a line the traceback ended on, not a raised exception's: a copy cut
+    # there or another process's line; a typed exception of the same standing comes first)
+    base = SCORE_TRACEBACK - (stack.exc_type is None) if stack.message.strip() else SCORE_BARE
+    score, role = _score(match, base)
     after = trace.stacks[position + 1] if position + 1 < len(trace.stacks) else None
     nxt = after.link if after is not None else None
     if stack.link == "cause" and role != "cause":

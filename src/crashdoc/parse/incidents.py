@@ -105,6 +105,8 @@ class IncidentBuilder:
             return False  # a gap in what was read (a record's lines share its number), or long enough
         if line.stream != inc.head.stream or (line.process and inc.process and line.process != inc.process):
             return False  # another process
+        if not text.strip() and not inc.lines and inc.head.text.startswith("Error: "):
+            return True  # Rust's anyhow / eyre: `Error: ...`, a blank line, then `Caused by:` and the causes
         if not text.strip() or GAP in text or _FRAME.match(text) or "Traceback (most recent call last)" in text:
             return False
         clock = seconds(line.ts)

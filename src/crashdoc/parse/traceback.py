@@ -154,6 +154,8 @@ class TracebackBuilder:
             if line.level in ("INFO", "DEBUG", "WARNING") and line.loc != cur.loc and cur.loc is not None:
                 yield from self._close_key(key)  # a new log record: the traceback was cut off
                 return
+            if cur.loc is None and line.loc is not None and _EXC.match(text.strip()) is None:
+                return  # another logger's record amid a bare traceback (two processes on one terminal): its own line
             cur.exc_lines = [line]
             self.consumed.add(line.lineno)
             cur.state = "message"
