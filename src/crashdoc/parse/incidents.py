@@ -107,6 +107,8 @@ class IncidentBuilder:
             return False  # another process
         if not text.strip() and not inc.lines and inc.head.text.startswith("Error: "):
             return True  # Rust's anyhow / eyre: `Error: ...`, a blank line, then `Caused by:` and the causes
+        if len(inc.lines) == 1 and not inc.lines[0].text.strip():
+            return announces(text)  # (after that blank line only `Caused by:` goes on)
         if not text.strip() or GAP in text or _FRAME.match(text) or "Traceback (most recent call last)" in text:
             return False
         clock = seconds(line.ts)
@@ -122,6 +124,8 @@ class IncidentBuilder:
     def close(self) -> Iterator[Trace]:
         """End the open incident; an incident of more than one line comes out."""
         inc, self.open = self.open, None
+        if inc is not None and inc.lines and not inc.lines[-1].text.strip():
+            inc.lines.pop()  # the blank line of an anyhow error that no `Caused by:` followed
         if inc is None or not inc.lines:
             return
         exc, msg = bare_exception(inc.head.text.strip())
