@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from crashdoc.regex import Regex
 
-# CSI/OSC escape sequences, the "[0;36m" remnants GitHub leaves after stripping ESC, rsyslog's "#033[0m" escape.
-_ANSI = Regex(r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\^\[\[[0-9;]*m|#033\[[0-9;]*m|(?<![\w\]])\[[0-9;]{1,12}m)")
+# CSI/OSC escape sequences, the "[0;36m" remnants GitHub leaves after stripping ESC (or a U+FFFD where a copy lost
+# it), rsyslog's "#033[0m" escape.
+_ANSI = Regex(r"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]|\^\[\[[0-9;]*m|#033\[[0-9;]*m|\ufffd\[[0-9;]*m|(?<![\w\]])\[[0-9;]{1,12}m)")
 _ANSI_HINT = Regex(r"\[[0-9;]{1,12}m")
 _CONTROL = Regex(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
