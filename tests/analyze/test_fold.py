@@ -110,7 +110,10 @@ def _logs() -> list[Path]:
                ROOT / "tests" / "corpus_twelfth" / "cases", ROOT / "tests" / "corpus_thirteenth" / "cases",
                ROOT / "tests" / "corpus_fourteenth" / "cases", ROOT / "tests" / "corpus_fifteenth" / "cases",
                ROOT / "tests" / "corpus_sixteenth" / "cases",
-               ROOT / "tests" / "corpus_seventeenth" / "cases", SHARED / "corpus" / "dev" / "cases"]
+               ROOT / "tests" / "corpus_seventeenth" / "cases", ROOT / "tests" / "corpus_eighteenth" / "cases",
+               ROOT / "tests" / "corpus_nineteenth" / "cases", ROOT / "tests" / "corpus_twentieth" / "cases",
+               ROOT / "tests" / "corpus_twentyfirst" / "cases", ROOT / "tests" / "corpus_twentysecond" / "cases",
+               SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
 
