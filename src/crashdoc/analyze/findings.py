@@ -103,24 +103,30 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     )
 
 
-def _known_message(c: Candidate) -> Known | None:
-    """The engines' message inventory on an error no rule knows (a traceback's exception or an error line)."""
+def _unknown_text(c: Candidate) -> str | None:
+    """The first line of an error no rule knows (a traceback's exception or an error line), else None."""
     if c.role != "unknown" or c.kind == "truncated":
+        return None
+    text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
+    return text.split("\n")[0][:2000]
+
+
+def _known_message(c: Candidate) -> Known | None:
+    """The engines' message inventory on an error no rule knows."""
+    if (text := _unknown_text(c)) is None:
         return None
     from crashdoc.kb.inventory import lookup  # NOTE: the message inventory is read only for an error no rule knows
 
-    text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
-    return lookup(text.split("\n")[0][:2000])
+    return lookup(text)
 
 
 def _kind(c: Candidate) -> Kind | None:
     """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
-    if c.role != "unknown" or c.kind == "truncated":
-        return None
     raised = c.stack.frames[-1].path if c.stack is not None and c.stack.frames else None
     if raised is not None and not any(d in raised for d in ("-packages/", *_ENGINE_DIRS)):
         return None  # raised in the user's own program, not in an engine or a library
-    return kind_of(f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
+    text = _unknown_text(c)
+    return kind_of(text) if text is not None else None
 
 
 def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:

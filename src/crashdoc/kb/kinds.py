@@ -32,7 +32,6 @@ def kinds() -> tuple[Kind, ...]:
     return tuple(Kind(r["id"], r["category"], Regex(r["pattern"]), " ".join(r["why"].split())) for r in data["rows"])
 
 
-def kind_of(text: str) -> Kind | None:
-    """The first kind whose pattern is in the first line of *text* (at most 2,000 characters), or None."""
-    first = text.split("\n", 1)[0][:2000]
-    return next((k for k in kinds() if k.pattern.search(first) is not None), None)
+def kind_of(line: str) -> Kind | None:
+    """The first kind whose pattern is in *line* (an error's first line), or None."""
+    return next((k for k in kinds() if k.pattern.search(line) is not None), None)

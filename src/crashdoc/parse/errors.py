@@ -33,8 +33,7 @@ def is_error_line(line: LogLine) -> bool:
         if line.level in QUIET_LEVELS:
             return False
         fmt = line_format(line.text.strip())
-        return (fmt is not None and fmt.indented and fmt.level in ERROR_LEVELS) or (
-            not _CARETS.match(line.text) and bare_exception(line.text.strip())[0] is not None)
+        return (fmt is not None and fmt.indented and fmt.level in ERROR_LEVELS) or bare_exception(line.text.strip())[0] is not None
     if not line.text.strip():
         return False  # an ERROR record without text (a JSON log whose message is empty or not a string)
     if line.level in ERROR_LEVELS:
