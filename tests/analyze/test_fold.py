@@ -62,8 +62,10 @@ def crash_loop(attempts: int, seed: int = 7) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
-def _diagnose(kb: KnowledgeBase, data: bytes, fold: bool, json_lines: bool = False) -> tuple[Diagnosis, Analysis]:
-    p = Analysis(kb, make_scanner(kb, json_lines=json_lines), fold=fold)
+def _diagnose(kb: KnowledgeBase, data: bytes, fold: bool, json_lines: bool = False,
+              attempts: bool = False) -> tuple[Diagnosis, Analysis]:
+    """`fold`: repeated tracebacks; `attempts`: repeated attempts too (tests/analyze/test_attempt_copies.py)."""
+    p = Analysis(kb, make_scanner(kb, json_lines=json_lines, fold_attempts=attempts), fold=fold)
     feed_stream(p, io.BytesIO(data), json_lines=json_lines)
     return diagnosis(p, "log"), p
 
@@ -113,7 +115,7 @@ def _logs() -> list[Path]:
                ROOT / "tests" / "corpus_seventeenth" / "cases", ROOT / "tests" / "corpus_eighteenth" / "cases",
                ROOT / "tests" / "corpus_nineteenth" / "cases", ROOT / "tests" / "corpus_twentieth" / "cases",
                ROOT / "tests" / "corpus_twentyfirst" / "cases", ROOT / "tests" / "corpus_twentysecond" / "cases",
-               ROOT / "tests" / "corpus_twentythird" / "cases",
+               ROOT / "tests" / "corpus_twentythird" / "cases", ROOT / "tests" / "corpus_twentyfourth" / "cases",
                SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
@@ -127,5 +129,6 @@ def test_folding_changes_no_diagnosis_of_any_asset_or_corpus_log(kb: KnowledgeBa
         json_lines = data.lstrip()[:1] == b"{"  # journal export, docker json-file
         folded, p = _diagnose(kb, data, fold=True, json_lines=json_lines)
         assert folded == _diagnose(kb, data, fold=False, json_lines=json_lines)[0], log.name
+        assert folded == _diagnose(kb, data, fold=True, json_lines=json_lines, attempts=True)[0], log.name
         folded_any += bool(p.folder and p.folder.stats.copies)
     assert folded_any >= 3

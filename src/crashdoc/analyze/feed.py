@@ -21,14 +21,16 @@ JSON_RECORDS = MarkerClass("record", (r'"MESSAGE" ?: ?\[', r'"MESSAGE" ?: ?null'
 or omitted, over 4 KiB): always decoded."""
 
 
-def make_scanner(kb: KnowledgeBase, json_lines: bool = False) -> Scanner:
-    """A scanner whose hot lines include every rule's regex (and, for JSON lines, the records it cannot read).
+def make_scanner(kb: KnowledgeBase, json_lines: bool = False, fold_attempts: bool = True) -> Scanner:
+    """A scanner whose hot lines include every rule's regex (and, for JSON lines, the records it cannot read);
+    `fold_attempts`: attempts that repeat an earlier one are read only in their skeleton (parse/regions.py).
 
     NOTE: phase lines (progress bars, "Loading weights") are not hot: they are a large share of a healthy
     log, and a traceback's frames name its phase anyway; phase lines that are hot for another reason count.
     """
     values = MarkerClass("values", SCAN_PATTERNS, before=0, after=0)  # banners, logged arguments: analyze/values.py
-    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,))
+    return Scanner(extra_patterns=tuple(kb.scan_patterns()), extra_classes=(values, JSON_RECORDS) if json_lines else (values,),
+                   fold_attempts=fold_attempts)
 
 
 def _record_lines(p: Analysis, lineno: int, rec: Mapping[str, Any]) -> list[LogLine]:

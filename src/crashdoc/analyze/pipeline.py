@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from crashdoc.analyze.attempt_copies import AttemptCopies
 from crashdoc.analyze.attempts import AttemptTracker
 from crashdoc.analyze.candidates import SCORE_ERROR_LINE, Candidate, from_line, from_stack
 from crashdoc.analyze.context import in_context
@@ -90,6 +91,8 @@ class Analysis:
         """Candidates whose fix lacks a value the next lines may hold (a Python version, a package name)."""
         self.folder = Folder(self.builder, self._trace, self.attempt_of) if fold else None
         """Repeated tracebacks rebuilt from the first one (analyze/fold.py)."""
+        self.copies = AttemptCopies(scanner.regions) if scanner.regions is not None else None
+        """Attempts that repeat an earlier one, read only in their skeleton (analyze/attempt_copies.py)."""
 
     def feed(self, line: LogLine, mask: int) -> None:
         self.now = line.lineno
@@ -98,7 +101,13 @@ class Analysis:
         self.values.feed(line.raw)
         if self.awaiting:
             self._context(line)
-        att = self.tracker.feed(line)
+        copies = self.copies
+        if copies is not None and line.lineno in copies.regions.starts:
+            before = len(self.tracker.attempts)
+            att = self.tracker.feed(line)
+            copies.start(line.lineno, before, self.tracker)
+        else:
+            att = self.tracker.feed(line)
         folder = self.folder
         if att != self.attempt_now:
             self.attempt_now = att
@@ -187,7 +196,8 @@ class Analysis:
         if not groups:
             return
         top = groups[0].first
-        key = attempt_key(top, idx, self._failed(idx))
+        copy = self.copies is not None and idx in self.copies.of  # (never reported: its lines were not read)
+        key = None if copy else attempt_key(top, idx, self._failed(idx))
         if key is not None and (self.best is None or key > self.best):
             if self.best is not None:
                 self.ranked[self.best[-1]] = self._light(self.ranked[self.best[-1]][:1])
@@ -242,8 +252,11 @@ class Analysis:
 
 def diagnosis(p: Analysis, source: str) -> Diagnosis:
     """The ranked result of a finished pass."""
+    if p.copies is not None:
+        p.copies.verdicts(p.ranked, p._light)
     ranked = {a: [complete(in_context(g, p.values.args), p.values) for g in gs] for a, gs in sorted(p.ranked.items())}  # fixes: log values
-    chosen = best_attempt(ranked, p._failed)
+    copies = p.copies.of if p.copies is not None else {}
+    chosen = best_attempt({a: gs for a, gs in ranked.items() if a not in copies}, p._failed)
     states = p.tracker.attempts
     attempts = attempt_verdicts(states, ranked)
     skipped: list[Skipped] = []

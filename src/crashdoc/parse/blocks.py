@@ -185,3 +185,21 @@ def tail(block: bytes, lo: int, hi: int, end_lineno: int, n: int) -> list[HotLin
         out.append(HotLine(end_lineno - len(out), block[start:end][:MAX_LINE]))
         end = start - 1
     return out[::-1]
+
+
+class Hot:
+    """What `Scanner._judge` (parse/scan.py) found in a block (a plain class: a start defines no dataclass for it)."""
+
+    __slots__ = ("starts", "index", "masks", "events", "lines")
+
+    def __init__(self, starts: list[int], index: list[int], masks: dict[int, int], events: list[tuple[int, int, int]],
+                 lines: int) -> None:
+        self.starts = starts
+        """Offsets of the lines with an accepted hit, in order."""
+        self.index = index
+        """Their line indexes in the block."""
+        self.masks = masks
+        """Line index -> the classes that made it hot."""
+        self.events = events
+        """(line index, lines before, lines after) of each accepted hit, in hit order."""
+        self.lines = lines

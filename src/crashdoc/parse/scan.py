@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from crashdoc.parse.blocks import (
     MAX_LINE,
+    Hot,
     HotLine,
     Scanned,
     State,
@@ -31,6 +32,7 @@ from crashdoc.parse.blocks import (
 from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, opens_message, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
+from crashdoc.parse.regions import RegionFold, cut, skeleton
 from crashdoc.parse.repair import repair
 from crashdoc.parse.windows import windows
 
@@ -56,6 +58,7 @@ class Scanner:
         block_size: int = BLOCK,
         extra_classes: Sequence[MarkerClass] = (),
         use_hyperscan: bool = True,
+        fold_attempts: bool = True,
     ) -> None:
         """`extra_patterns` (knowledge-base regexes) are hot with a short after-context."""
         self.stats = ScanStats()
@@ -93,6 +96,8 @@ class Scanner:
         )
         """The block pass: the marker classes, then one class index per rule literal."""
         self.block_size = block_size
+        self.regions: RegionFold | None = RegionFold() if fold_attempts else None
+        """Attempts that repeat an earlier one (parse/regions.py); None: every attempt is read."""
 
     @functools.cached_property
     def rule_matcher(self) -> Matcher | None:
@@ -143,6 +148,25 @@ class Scanner:
         self.stats.lines = st.lineno
 
     def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
+        fold = self.regions
+        if fold is None:
+            yield from self._part(data, lo, hi, hits, st)
+            return
+        for a, b, region in cut(data, lo, hi):  # attempts that repeat an earlier one: parse/regions.py
+            sub = hits if a == lo and b == hi else hits[bisect.bisect_left(hits, a << 16):bisect.bisect_left(hits, b << 16)]
+            if region is None or fold.begin(st.lineno + 1, region) is None:
+                yield from self._part(data, a, b, sub, st)
+                continue
+            lines, keep = skeleton(data, a, b, sub)
+            hot = self._judge(data, a, b, keep)  # only the skeleton's hits are judged
+            for idx, s, e in lines:
+                self.stats.selected += 1
+                yield HotLine(st.lineno + idx + 1, data[s:e][:MAX_LINE], hot.masks.get(idx, 0))
+            st.lineno += hot.lines  # (the after-context its last records owe is read, as a whole region's is)
+            st.pending = max([i + after + 1 - hot.lines for i, _, after in hot.events if i + after + 1 > hot.lines] or [0])
+            st.last_emitted, st.tail = st.lineno, []
+
+    def _part(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
         # over every line of the block and confirmed them (`_judge`)
         hot = self._judge(data, lo, hi, hits)
@@ -185,7 +209,7 @@ class Scanner:
                 return 1 << i
         return 0
 
-    def _judge(self, block: bytes, lo: int, hi: int, hits: array[int]) -> _Hot:
+    def _judge(self, block: bytes, lo: int, hi: int, hits: array[int]) -> Hot:
         """The hits of block[lo:hi] that make their lines hot (the strict checks), and its line count: counted
         between the hit lines as they are met, so each byte is counted once whatever the density."""
         starts: list[int] = []  # offsets of the lines with an accepted hit, in order; their indexes in `index`
@@ -250,9 +274,9 @@ class Scanner:
             masks[idx] = masks.get(idx, 0) | 1 << ci
             events.append((idx, cls.before, cls.after))
         lines = (idx + 1 + count_lines(block, line_end + 1, hi)) if idx >= 0 else count_lines(block, lo, hi)
-        return _Hot(starts, index, masks, events, lines)
+        return Hot(starts, index, masks, events, lines)
 
-    def _emit(self, block: bytes, lo: int, hi: int, hot: _Hot, st: State) -> Iterator[HotLine]:
+    def _emit(self, block: bytes, lo: int, hi: int, hot: Hot, st: State) -> Iterator[HotLine]:
         """The hot windows of block[lo:hi] (whole lines); leaves the context still owed in `st.pending`."""
         starts, index, masks, lines = hot.starts, hot.index, hot.masks, hot.lines
         win = windows(hot.events, lines, st.pending)
@@ -276,24 +300,6 @@ class Scanner:
                 yield HotLine(lineno + 1, data[:MAX_LINE], masks.get(lineno - st.lineno, 0))
                 lineno += 1
         st.pending = win.owed
-
-
-class _Hot:
-    """What `Scanner._judge` found in a block (a plain class: a start defines no dataclass for it)."""
-
-    __slots__ = ("starts", "index", "masks", "events", "lines")
-
-    def __init__(self, starts: list[int], index: list[int], masks: dict[int, int], events: list[tuple[int, int, int]],
-                 lines: int) -> None:
-        self.starts = starts
-        """Offsets of the lines with an accepted hit, in order."""
-        self.index = index
-        """Their line indexes in the block."""
-        self.masks = masks
-        """Line index -> the classes that made it hot."""
-        self.events = events
-        """(line index, lines before, lines after) of each accepted hit, in hit order."""
-        self.lines = lines
 
 
 @functools.cache
