@@ -9,7 +9,7 @@ import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from crashdoc.parse.matcher import Matcher, ScanStats
 
@@ -83,46 +83,82 @@ def segments(
         long_line = len(chunk) - hi > MAX_LINE
 
 
+class Planned(Protocol):
+    """A piece of a segment that a plan (parse/regions.py) scans only in part."""
+
+    def spans(self) -> list[tuple[int, int]]:
+        """The bytes to scan of it."""
+        ...
+
+
+class Planner(Protocol):
+    """Re-cuts the input's segments before they are scanned (parse/regions.py RegionFold)."""
+
+    def plan(self, data: bytes, lo: int, hi: int) -> list[tuple[bytes, int, int, list[Any]]]:
+        """The segments to scan instead of data[lo:hi], each with its parts (`Planned`)."""
+        ...
+
+    def end(self) -> list[tuple[bytes, int, int, list[Any]]]:
+        """The segments still held back when the input ends."""
+        ...
+
+
 def produce(stream: BinaryIO, block_size: int, stats: ScanStats, matcher: Matcher, q: queue.Queue[Any],
-            stop: threading.Event) -> None:
-    """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits)
-    segments on q, in input order, then None (or the exception that stopped the reading).
+            stop: threading.Event, planner: Planner | None = None) -> None:
+    """Read blocks, split them at newlines and hand each to a scan thread; put (data, lo, hi, future hits, parts)
+    segments on q, in input order, then None (or the exception that stopped the reading). `planner`: re-cuts the
+    segments, each into parts (`Planned`) of which only the spans are scanned; without one the parts are None.
 
     The first segment is scanned on this thread (its hits a `Scanned`): an input of one block, as most are,
     starts no pool (and a start does not import concurrent.futures)."""
     scratches: queue.SimpleQueue[object] = queue.SimpleQueue()
     pool: list[Any] = []  # [None] after the first segment, then [the ThreadPoolExecutor] from the second
 
-    def scan(data: bytes, lo: int, hi: int) -> array[int]:
+    def scan(data: bytes, lo: int, hi: int, parts: list[Planned] | None) -> array[int]:
         try:  # one scratch per scan in flight (hyperscan's rule), made when a scan first needs it
             scratch = scratches.get_nowait()
         except queue.Empty:
             scratch = matcher.new_scratch()
         try:
-            with memoryview(data)[lo:hi] as view:
-                return matcher.packed_hits(view, lo, scratch)
+            with memoryview(data) as view:
+                if parts is None:
+                    return matcher.packed_hits(view[lo:hi], lo, scratch)
+                out = array("q")
+                for part in parts:
+                    for a, b in part.spans():
+                        out.extend(matcher.packed_hits(view[a:b], a, scratch))
+                return out
         finally:
             scratches.put(scratch)
 
     def put(data: bytes, lo: int, hi: int) -> None:
+        if planner is None:
+            submit(data, lo, hi, None)
+            return
+        for piece in planner.plan(data, lo, hi):
+            submit(*piece)
+
+    def submit(data: bytes, lo: int, hi: int, parts: list[Planned] | None) -> None:
         if not pool:
             pool.append(None)
-            hits: Any = Scanned(scan(data, lo, hi))
+            hits: Any = Scanned(scan(data, lo, hi, parts))
         else:
             if pool[0] is None:
                 from concurrent.futures import ThreadPoolExecutor
 
                 pool[0] = ThreadPoolExecutor(SCAN_THREADS, thread_name_prefix="crashdoc-hs")
-            hits = pool[0].submit(scan, data, lo, hi)
+            hits = pool[0].submit(scan, data, lo, hi, parts)
         while not stop.is_set():
             try:
-                q.put((data, lo, hi, hits), timeout=0.1)
+                q.put((data, lo, hi, hits, parts), timeout=0.1)
                 return
             except queue.Full:
                 continue
 
     try:
         segments(stream, block_size, stats, put, stop)
+        for piece in planner.end() if planner is not None else ():
+            submit(*piece)
         q.put(None)
     except BaseException as exc:
         q.put(exc)

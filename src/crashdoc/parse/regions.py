@@ -1,26 +1,30 @@
 """Attempts of a crash loop that repeat an earlier one, recognised on raw bytes before any line is judged.
 
 A unit that restarts every few seconds prints the same start and the same tracebacks every attempt; only the
-clock, the pids and the order in which the ranks' lines interleave change. The block scanner (parse/scan.py) cuts
-a block at systemd's start records into *regions* and gives each whole region (both of its ends in the block) a
-fingerprint: the lines of the region as a multiset (their order left out), every digit removed, leaving out the lines a level field marks
-INFO or DEBUG (shared-memory handles, socket names and NCCL's communicator ids are random every start).
+clock, the pids and the order in which the ranks' lines interleave change. Before the block pass, the reading thread
+cuts the input at systemd's start records into *regions* (a region a block's end cuts waits, up to TAIL bytes, for
+the part of the next block that ends it) and gives each whole region a fingerprint: the lines of the region as a multiset (their order left out), every digit and every letter a-f removed
+(clocks, pids and ranks change every start; shared-memory handles, socket names, addresses and NCCL's communicator
+ids are random hex).
 
 A region whose fingerprint an earlier region registered is a *copy*: of its lines only its skeleton (the first
 line, systemd's records about the unit, the last line) is judged and parsed, so the attempt tracker still sees
 its start, its exit status and its end; the rest is counted, not read. The analysis registers a region
 (`RegionFold.register`) only once it has read it whole as exactly one attempt (it opened an attempt at its first
 line and the next region opened the next one), and gives a copy's attempt the verdict of that attempt
-(analyze/attempt_copies.py). The region that ends the input is never a copy.
+(analyze/attempt_copies.py). The region that ends the input is never a copy. A region that two earlier ones had the
+fingerprint of is scanned only in its skeleton (`RegionFold.plan`); if it is no copy after all, the scanner scans
+the rest when it reaches it.
 """
 
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+
+from crashdoc.parse.blocks import MAX_LINE, Hot
 
 _START = re.compile(rb"systemd\[\d+\]: Start(?:ed|ing) ")
 """systemd's record of a unit's start: where an attempt of a journald text log begins."""
@@ -28,22 +32,47 @@ _MANAGER = re.compile(rb"systemd\[\d+\]: |\.service: ")
 """A line of systemd's own (as the attempt tracker reads one, analyze/attempts.py)."""
 _MANAGER_WORDS = (b"systemd[", b".service: ")
 """What a line of systemd's own holds, found by `bytes.find`."""
-_DIGITS = b"0123456789"
-_QUIET = re.compile(rb"INFO|DEBUG")
+_VOLATILE = b"0123456789abcdef"
+"""What changes from one start to the next: clocks, pids, ranks, and the hex of random handles and addresses."""
 KEEP = 256
 """Region starts remembered for the analysis at most (a start it never reads is dropped after as many more)."""
+TAIL = 4 << 20
+"""Longest region carried from one segment to the next (a longer one is read whole)."""
+KEEP_FINGERPRINTS = 4096
+"""Distinct fingerprints remembered (a log of more distinct attempts starts over)."""
 
 
 class Region:
-    """A whole region of a block: data[lo:hi], its first line a start record."""
+    """A region of a block: data[lo:hi], its first line a start record."""
 
-    __slots__ = ("lo", "hi", "fingerprint")
+    __slots__ = ("lo", "hi", "fingerprint", "skeleton")
 
     def __init__(self, lo: int, hi: int, fingerprint: int | None) -> None:
         self.lo = lo
         self.hi = hi
         self.fingerprint = fingerprint
         """None for the region the block ends inside (its end is not read yet)."""
+        self.skeleton: list[tuple[int, int, int]] | None = None
+        """Its skeleton's lines (`skeleton`), once found."""
+
+
+class Part:
+    """A piece of a block as the scanner reads it: a region, or the lines before the block's first region."""
+
+    __slots__ = ("lo", "hi", "region", "whole")
+
+    def __init__(self, lo: int, hi: int, region: Region | None, whole: bool) -> None:
+        self.lo = lo
+        self.hi = hi
+        self.region = region
+        self.whole = whole
+        """Scanned whole; else only its skeleton was (a region that two earlier ones had the fingerprint of)."""
+
+    def spans(self) -> list[tuple[int, int]]:
+        """The bytes the block pass scans of it."""
+        if self.whole or self.region is None or self.region.skeleton is None:
+            return [(self.lo, self.hi)]
+        return [(s, e + 1) for _, s, e in self.region.skeleton]
 
 
 class RegionFold:
@@ -56,6 +85,10 @@ class RegionFold:
         """Line number of a region's first line -> (its fingerprint, the model attempt when it is a copy)."""
         self.copies = 0
         """Regions skipped as copies."""
+        self._seen: dict[int, int] = {}
+        """Fingerprint -> regions planned with it (the reading thread's own, as is `_tail`)."""
+        self._tail = b""
+        """The region the last segment ended inside, waiting for the start that ends it."""
 
     def begin(self, lineno: int, region: Region) -> int | None:
         """Note a region starting at `lineno`; the model attempt when it is a copy."""
@@ -69,27 +102,77 @@ class RegionFold:
 
     def register(self, fingerprint: int, attempt: int) -> None:
         """A region with this fingerprint was read whole as exactly attempt `attempt`."""
+        if len(self.models) >= KEEP_FINGERPRINTS:
+            self.models.clear()
         self.models.setdefault(fingerprint, attempt)
 
+    def plan(self, data: bytes, lo: int, hi: int) -> list[tuple[bytes, int, int, list[Part]]]:
+        """The segments to scan for segment data[lo:hi] of the input, in order, each cut into parts, on the reading
+        thread before the block pass. The region the segment ends inside waits for the next segment (up to TAIL
+        bytes), and is scanned with the part of it that ends it: no region is cut by a block's end.
 
-def cut(data: bytes, lo: int, hi: int) -> Iterator[tuple[int, int, Region | None]]:
-    """data[lo:hi] as consecutive parts (lo, hi, region): the part before the first start record (None), each
-    whole region, and the region the block ends inside. A start record whose region so far holds only systemd's
-    lines (`Starting`, then `Started`) does not begin another region."""
-    starts: list[int] = []
+        A region whose fingerprint two earlier regions had is most likely a copy: only its skeleton is scanned (if
+        the analysis has not registered its fingerprint after all, the scanner scans the rest when it reaches it)."""
+        out: list[tuple[bytes, int, int, list[Part]]] = []
+        begins = starts(data, lo, hi)
+        if self._tail:
+            if not begins and len(self._tail) + hi - lo <= TAIL:
+                self._tail += data[lo:hi]
+                return out
+            tail, self._tail = self._tail, b""
+            if begins:  # the region waiting is whole now
+                tail += data[lo:begins[0]]
+                lo = begins[0]
+            out.append((tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], bool(begins))))
+        ends_whole = bool(begins) and hi - begins[-1] <= TAIL
+        if ends_whole:
+            self._tail, hi = data[begins[-1]:hi], begins.pop()
+        if lo < hi:
+            out.append((data, lo, hi, self._parts(data, lo, hi, begins, ends_whole)))
+        return out
+
+    def end(self) -> list[tuple[bytes, int, int, list[Part]]]:
+        """The region the input ended inside (never a copy: the last attempt is read whole)."""
+        tail, self._tail = self._tail, b""
+        return [(tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], False))] if tail else []
+
+    def _parts(self, data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> list[Part]:
+        parts = []
+        seen = self._seen
+        for a, b, region in cut(data, lo, hi, begins, ends_whole):
+            whole = True
+            if region is not None and region.fingerprint is not None:
+                n = seen.get(region.fingerprint, 0)
+                if n >= 2:
+                    whole, region.skeleton = False, skeleton(data, a, b)
+                elif len(seen) >= KEEP_FINGERPRINTS:
+                    seen.clear()
+                seen[region.fingerprint] = n + 1
+            parts.append(Part(a, b, region, whole))
+        return parts
+
+
+def starts(data: bytes, lo: int, hi: int) -> list[int]:
+    """Where the regions of data[lo:hi] begin: the start records' lines. A start record whose region so far holds
+    only systemd's lines (`Starting`, then `Started`) does not begin another region."""
+    out: list[int] = []
     for m in _START.finditer(data, lo, hi):
-        s = data.rfind(b"\n", lo, m.start()) + 1 or lo
-        if starts and _only_manager(data, starts[-1], s):
-            continue
-        starts.append(max(s, lo))
-    if not starts:
+        s = max(data.rfind(b"\n", lo, m.start()) + 1, lo)
+        if not out or not _only_manager(data, out[-1], s):
+            out.append(s)
+    return out
+
+
+def cut(data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> Iterator[tuple[int, int, Region | None]]:
+    """data[lo:hi] as consecutive parts (lo, hi, region): the part before the first region (None), then each
+    region (`begins`: where they start); the last one is whole only when `ends_whole` (its end is the next start)."""
+    if not begins:
         yield lo, hi, None
         return
-    if starts[0] > lo:
-        yield lo, starts[0], None
-    for a, b in zip(starts, starts[1:]):
-        yield a, b, Region(a, b, fingerprint(data[a:b]))
-    yield starts[-1], hi, Region(starts[-1], hi, None)
+    if begins[0] > lo:
+        yield lo, begins[0], None
+    for a, b in zip(begins, [*begins[1:], hi]):
+        yield a, b, Region(a, b, fingerprint(data[a:b]) if b < hi or ends_whole else None)
 
 
 def _only_manager(data: bytes, a: int, b: int) -> bool:
@@ -97,17 +180,16 @@ def _only_manager(data: bytes, a: int, b: int) -> bool:
 
 
 def fingerprint(region: bytes) -> int:
-    """The region's lines without digits, those at INFO or DEBUG left out, as a multiset."""
-    lines = region.translate(None, _DIGITS).split(b"\n")
+    """The region's lines as a multiset, every digit and every letter a-f removed."""
+    lines = region.translate(None, _VOLATILE).split(b"\n")
     # NOTE: a sum of the lines' hashes (SipHash, keyed per process) is blind to their order, as a sort is, at a
     # fraction of its cost
-    kept = list(itertools.filterfalse(_QUIET.search, lines))
-    return hash((len(kept), sum(map(hash, kept))))
+    return hash((len(lines), sum(map(hash, lines))))
 
 
-def skeleton(data: bytes, lo: int, hi: int, hits: array[int]) -> tuple[list[tuple[int, int, int]], array[int]]:
-    """(line index in the region, start, end) of the lines of data[lo:hi] a copy still reads (its first line,
-    systemd's records and its last line), and the scanner's hits on them (`hits`: the region's, in order)."""
+def skeleton(data: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
+    """(line index in the region, start, end) of the lines of data[lo:hi] a copy still reads: its first line,
+    systemd's records and its last line."""
     first = {lo}
     for needle in _MANAGER_WORDS:  # (memchr-speed finds: a regex without a literal start is slow here)
         i = data.find(needle, lo, hi)
@@ -123,7 +205,21 @@ def skeleton(data: bytes, lo: int, hi: int, hits: array[int]) -> tuple[list[tupl
         idx += data.count(b"\n", pos, s)
         pos = s
         out.append((idx, s, data.find(b"\n", s, hi)))
-    keep = array("q")
-    for _, s, e in out:
-        keep.extend(hits[bisect.bisect_left(hits, s << 16):bisect.bisect_left(hits, (e + 1) << 16)])
-    return out, keep
+    return out
+
+
+def read_copy(data: bytes, part: Part, hits: array[int], judge: Callable[[bytes, int, int, array[int]], Hot],
+              ) -> tuple[list[tuple[int, bytes, int]], Hot, int]:
+    """A copy's skeleton as (line index, line, marker mask), what the judge found in the part (`lines`: its line
+    count), and the lines of after-context its last records owe the next part."""
+    region = part.region
+    assert region is not None
+    lines = region.skeleton if region.skeleton is not None else skeleton(data, part.lo, part.hi)
+    if part.whole:  # only the skeleton's hits are judged
+        keep = array("q")
+        for _, s, e in lines:
+            keep.extend(hits[bisect.bisect_left(hits, s << 16):bisect.bisect_left(hits, (e + 1) << 16)])
+        hits = keep
+    hot = judge(data, part.lo, part.hi, hits)
+    owed = max([i + after + 1 - hot.lines for i, _, after in hot.events if i + after + 1 > hot.lines] or [0])
+    return [(idx, data[s:e][:MAX_LINE], hot.masks.get(idx, 0)) for idx, s, e in lines], hot, owed

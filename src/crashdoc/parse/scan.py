@@ -32,7 +32,7 @@ from crashdoc.parse.blocks import (
 from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, opens_message, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
-from crashdoc.parse.regions import RegionFold, cut, skeleton
+from crashdoc.parse.regions import Part, RegionFold, read_copy
 from crashdoc.parse.repair import repair
 from crashdoc.parse.windows import windows
 
@@ -118,10 +118,10 @@ class Scanner:
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = State()
-        q: queue.Queue[tuple[bytes, int, int, Future[array[int]] | Scanned] | BaseException | None]
+        q: queue.Queue[tuple[bytes, int, int, Future[array[int]] | Scanned, list[Part] | None] | BaseException | None]
         q = queue.Queue(maxsize=4)
         stop = threading.Event()
-        producer = threading.Thread(target=produce, args=(stream, self.block_size, self.stats, self.matcher, q, stop),
+        producer = threading.Thread(target=produce, args=(stream, self.block_size, self.stats, self.matcher, q, stop, self.regions),
                                     name="crashdoc-scan", daemon=True)
         # NOTE: the producer needs the GIL only briefly between blocks; a short switch interval, with the line
         # count done in small pieces, keeps it from waiting 5 ms behind the count each time.
@@ -135,8 +135,8 @@ class Scanner:
                     break
                 if isinstance(item, BaseException):
                     raise item
-                data, lo, hi, hits = item
-                yield from self._segment(data, lo, hi, hits.result(), st)
+                data, lo, hi, hits, parts = item
+                yield from self._segment(data, lo, hi, hits.result(), parts, st)
         finally:
             sys.setswitchinterval(interval)
             stop.set()
@@ -147,23 +147,26 @@ class Scanner:
                     producer.join(0.05)
         self.stats.lines = st.lineno
 
-    def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
+    def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], parts: list[Part] | None, st: State,
+                 ) -> Iterator[HotLine]:
         fold = self.regions
-        if fold is None:
+        if fold is None or parts is None:
             yield from self._part(data, lo, hi, hits, st)
             return
-        for a, b, region in cut(data, lo, hi):  # attempts that repeat an earlier one: parse/regions.py
+        for part in parts:  # attempts that repeat an earlier one: parse/regions.py
+            a, b = part.lo, part.hi
             sub = hits if a == lo and b == hi else hits[bisect.bisect_left(hits, a << 16):bisect.bisect_left(hits, b << 16)]
-            if region is None or fold.begin(st.lineno + 1, region) is None:
+            if part.region is None or fold.begin(st.lineno + 1, part.region) is None:
+                if not part.whole:  # planned as a copy, and it is none: scanned whole now
+                    with memoryview(data)[a:b] as view:
+                        sub = self.matcher.packed_hits(view, a)
                 yield from self._part(data, a, b, sub, st)
                 continue
-            lines, keep = skeleton(data, a, b, sub)
-            hot = self._judge(data, a, b, keep)  # only the skeleton's hits are judged
-            for idx, s, e in lines:
+            lines, hot, st.pending = read_copy(data, part, sub, self._judge)
+            for idx, line, mask in lines:
                 self.stats.selected += 1
-                yield HotLine(st.lineno + idx + 1, data[s:e][:MAX_LINE], hot.masks.get(idx, 0))
-            st.lineno += hot.lines  # (the after-context its last records owe is read, as a whole region's is)
-            st.pending = max([i + after + 1 - hot.lines for i, _, after in hot.events if i + after + 1 > hot.lines] or [0])
+                yield HotLine(st.lineno + idx + 1, line, mask)
+            st.lineno += hot.lines
             st.last_emitted, st.tail = st.lineno, []
 
     def _part(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
