@@ -25,11 +25,11 @@ BURST_SECONDS = 1.0
 _FRAME = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _CLOCK = Regex(r"(\d\d):(\d\d):(\d\d(?:[.,]\d+)?)")
 #: a line that says the specific cause comes next (`Last error:`, `Caused by:`, a Rust panic's `... at f.rs:1:2:`,
-#: CMake's `CMake Error at f.txt:65 (message):` before the message's indented lines)
+#: CMake's `CMake Error at f.txt:65 (message):` or `CMake Error in f.txt:` before the message's lines)
 _ANNOUNCES = Regex(
     r"(?:^|\b)(?:Last error|Caused by|Reason|Root cause|Details?|what\(\)):\s*$|panicked at \S+:\d+:\d+:$"
     r"|^terminate called after throwing an instance of '[^']*'$"
-    r"|^CMake Error(?: at \S+:\d+ \([\w ]+\))?:$"
+    r"|^CMake Error(?: at \S+:\d+ \([\w ]+\)| in \S+)?:$"
 )
 #: the cause written after a marker on the same line
 _MARKED = Regex(r"(?:Last error|Caused by|Reason|Root cause|what\(\)):\s*\S")
