@@ -5,6 +5,7 @@ attempts (boundaries, outcomes, exit statuses, verdicts) and summary."""
 from __future__ import annotations
 
 import io
+import json
 import random
 import sys
 from pathlib import Path
@@ -30,9 +31,9 @@ def kb() -> KnowledgeBase:
     return KnowledgeBase.load()
 
 
-def _diagnose(kb: KnowledgeBase, data: bytes, fold_attempts: bool) -> tuple[Diagnosis, Analysis]:
-    p = Analysis(kb, make_scanner(kb, fold_attempts=fold_attempts))
-    feed_stream(p, io.BytesIO(data), json_lines=False)
+def _diagnose(kb: KnowledgeBase, data: bytes, fold_attempts: bool, json_lines: bool = False) -> tuple[Diagnosis, Analysis]:
+    p = Analysis(kb, make_scanner(kb, json_lines=json_lines, fold_attempts=fold_attempts))
+    feed_stream(p, io.BytesIO(data), json_lines=json_lines)
     return diagnosis(p, "log"), p
 
 
@@ -106,6 +107,39 @@ def test_a_loop_of_undecided_attempts_reports_the_same_attempt(kb: KnowledgeBase
     assert folded == _diagnose(kb, data, False)[0]
     assert p.copies is not None and p.copies.of and folded.root_cause is not None
     assert folded.root_cause.where.attempt == 10 and 10 not in p.copies.of
+
+
+def _engine_only(data: bytes) -> list[str]:
+    """The same loop as a container's log: the engine's own lines, no service manager (a banner begins each start)."""
+    out = []
+    for line in data.decode().splitlines():
+        if " systemd[1]: " in line:
+            continue
+        text = line.split("]: ", 1)[1]
+        out.append(text.replace("vLLM API server version", "non-default args: {'model': 'm'} vLLM API server version"))
+    return out
+
+
+def test_a_container_restart_loop_is_read_with_copies(kb: KnowledgeBase) -> None:
+    """No systemd: the engine's start banner after a failure begins each attempt, in plain text and in docker's
+    json-file lines."""
+    lines = _engine_only(loop([("cubin", ""), ("oom", "")] * 6))
+    plain = ("\n".join(lines) + "\n").encode()
+    docker = "".join(json.dumps({"log": f"{ln}\n", "stream": "stderr", "time": f"2025-11-30T10:00:{i % 60:02d}.{i:09d}Z"}) + "\n"
+                     for i, ln in enumerate(lines)).encode()
+    for data, json_lines in ((plain, False), (docker, True)):
+        folded, p = _diagnose(kb, data, True, json_lines)
+        whole = _diagnose(kb, data, False, json_lines)[0]
+        assert len(folded.attempts) == 12 and p.copies is not None and len(p.copies.of) >= 6
+        assert all(model % 2 == copy % 2 for copy, model in p.copies.of.items())
+        # no record says how an attempt ended, so none is decisive and the strongest error's latest attempt is
+        # reported: read whole, that is attempt 11; with copies, the latest attempt of that error that was read
+        assert folded.attempts == whole.attempts and folded.summary == whole.summary
+        assert folded.root_cause is not None and whole.root_cause is not None
+        assert (folded.root_cause.message, folded.root_cause.rule) == (whole.root_cause.message, whole.root_cause.rule)
+        assert whole.root_cause.where.attempt == 11
+        chosen = folded.root_cause.where.attempt
+        assert chosen not in p.copies.of and chosen == max(a for a in range(1, 12, 2) if a not in p.copies.of)
 
 
 def test_copies_name_the_attempt_they_repeat(kb: KnowledgeBase) -> None:

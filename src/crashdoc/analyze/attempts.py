@@ -7,14 +7,15 @@ engine's start banner after the previous attempt already failed or ended.
 
 from __future__ import annotations
 
+import re
+
 from crashdoc.parse.lines import LogLine
+from crashdoc.parse.regions import BANNERS
 from crashdoc.parse.systemd import interpret
 from crashdoc.regex import Regex
 
-_BANNER = Regex(
-    r"non-default args:|vLLM API server version|Starting vLLM API server|server_args=ServerArgs\(|"
-    r"text_generation_launcher: Args \{|^Args \{|Initializing an LLM engine"
-)
+_BANNER = Regex("|".join(re.escape(b.decode()) for b in BANNERS) + r"|^Args \{")
+"""An engine's start banner (parse/regions.py BANNERS; TGI's launcher also as `Args {` at a line's start)."""
 
 
 class AttemptState:

@@ -22,12 +22,23 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from crashdoc.parse.blocks import MAX_LINE, Hot
+from crashdoc.parse.markers import MarkerClass
+from crashdoc.parse.matcher import Matcher, ScanStats
 
-_START = re.compile(rb"systemd\[\d+\]: Start(?:ed|ing) ")
-"""systemd's record of a unit's start: where an attempt of a journald text log begins."""
+BANNERS = (b"non-default args:", b"vLLM API server version", b"Starting vLLM API server", b"server_args=ServerArgs(",
+           b"text_generation_launcher: Args {", b"Initializing an LLM engine")
+"""What an engine prints once as it starts (vLLM, SGLang, TGI): where an attempt begins when no service manager
+says so, if the attempt before it failed (analyze/attempts.py opens one there)."""
+START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",), 0, 0),
+                 MarkerClass("banner", tuple(re.escape(b.decode()) for b in BANNERS), 0, 0))
+"""What begins a region, for the reading thread's own small hyperscan pass: systemd's record of a unit's start
+(class 0), an engine's start banner (class 1)."""
+_FAILED = (b"Traceback (most recent call last)", b"ERROR", b"Error", b"error:", b"FATAL", b"Killed")
+"""Words of a failure, any of which before a banner makes it begin a region (a cheap stand-in for the tracker's
+`error_seen`: where they disagree, the region is not one attempt and is never registered)."""
 _MANAGER = re.compile(rb"systemd\[\d+\]: |\.service: ")
 """A line of systemd's own (as the attempt tracker reads one, analyze/attempts.py)."""
 _MANAGER_WORDS = (b"systemd[", b".service: ")
@@ -78,7 +89,10 @@ class Part:
 class RegionFold:
     """What the scanner and the analysis share about regions: fingerprints registered, and the regions begun."""
 
-    def __init__(self) -> None:
+    def __init__(self, use_hyperscan: bool = True) -> None:
+        self.use_hyperscan = use_hyperscan
+        self._matcher: Matcher | None = None
+        """START_CLASSES, built when the reading thread first needs it."""
         self.models: dict[int, int] = {}
         """Fingerprint -> the attempt that region was read as."""
         self.starts: dict[int, tuple[int | None, int | None]] = {}
@@ -114,7 +128,10 @@ class RegionFold:
         A region whose fingerprint two earlier regions had is most likely a copy: only its skeleton is scanned (if
         the analysis has not registered its fingerprint after all, the scanner scans the rest when it reaches it)."""
         out: list[tuple[bytes, int, int, list[Part]]] = []
-        begins = starts(data, lo, hi)
+        if self._matcher is None:
+            self._matcher = Matcher(START_CLASSES, ScanStats(), self.use_hyperscan)
+        with memoryview(data)[lo:hi] as view:
+            begins = starts(data, lo, hi, self._matcher.packed_hits(view, lo))
         if self._tail:
             if not begins and len(self._tail) + hi - lo <= TAIL:
                 self._tail += data[lo:hi]
@@ -152,15 +169,26 @@ class RegionFold:
         return parts
 
 
-def starts(data: bytes, lo: int, hi: int) -> list[int]:
-    """Where the regions of data[lo:hi] begin: the start records' lines. A start record whose region so far holds
-    only systemd's lines (`Starting`, then `Started`) does not begin another region."""
+def starts(data: bytes, lo: int, hi: int, hits: Iterable[int]) -> list[int]:
+    """Where the regions of data[lo:hi] begin (`hits`: the START_CLASSES' packed hits there, in order): systemd's
+    start records, and an engine's start banner after an error (as the attempt tracker opens an attempt at one,
+    analyze/attempts.py). A start record whose region so far holds only systemd's lines (`Starting`, then
+    `Started`) begins none, nor does a banner in a region with no error so far (the second banner of one start)."""
     out: list[int] = []
-    for m in _START.finditer(data, lo, hi):
-        s = max(data.rfind(b"\n", lo, m.start()) + 1, lo)
-        if not out or not _only_manager(data, out[-1], s):
-            out.append(s)
+    for packed in hits:
+        pos, record = packed >> 16, (packed & 0xFFFF) == 0
+        s = max(data.rfind(b"\n", lo, pos) + 1, lo)
+        prev = out[-1] if out else lo
+        if out and s == prev:
+            continue
+        if (record and out and _only_manager(data, prev, s)) or (not record and not _failed(data, prev, s)):
+            continue
+        out.append(s)
     return out
+
+
+def _failed(data: bytes, lo: int, hi: int) -> bool:
+    return any(data.find(word, lo, hi) >= 0 for word in _FAILED)
 
 
 def cut(data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> Iterator[tuple[int, int, Region | None]]:

@@ -96,7 +96,7 @@ class Scanner:
         )
         """The block pass: the marker classes, then one class index per rule literal."""
         self.block_size = block_size
-        self.regions: RegionFold | None = RegionFold() if fold_attempts else None
+        self.regions: RegionFold | None = RegionFold(use_hyperscan) if fold_attempts else None
         """Attempts that repeat an earlier one (parse/regions.py); None: every attempt is read."""
 
     @functools.cached_property
