@@ -86,6 +86,10 @@ class Part:
         return [(s, e + 1) for _, s, e in self.region.skeleton]
 
 
+Parts = list[Part] | None
+"""A segment's parts, or None when it is not cut into regions."""
+
+
 class RegionFold:
     """What the scanner and the analysis share about regions: fingerprints registered, and the regions begun."""
 

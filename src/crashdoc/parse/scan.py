@@ -32,7 +32,7 @@ from crashdoc.parse.blocks import (
 from crashdoc.parse.literal_plan import plan_key, prefilter_patterns
 from crashdoc.parse.markers import CLASSES, DEBUG_LEVELS, LOGGED, MarkerClass, line_level, opens_message, passes
 from crashdoc.parse.matcher import Matcher, ScanStats
-from crashdoc.parse.regions import Part, RegionFold, read_copy
+from crashdoc.parse.regions import Parts, RegionFold, read_copy
 from crashdoc.parse.repair import repair
 from crashdoc.parse.windows import windows
 
@@ -101,9 +101,8 @@ class Scanner:
 
     @functools.cached_property
     def rule_matcher(self) -> Matcher | None:
-        """The knowledge base's regexes as one matcher, for lines met one at a time (`mask`); built when first
-        used: the block pass runs only their necessary literals (parse/literals.py), as hundreds of regexes over
-        every byte cost ten times the markers' pass."""
+        """The knowledge base's regexes as one matcher for lines met one at a time (`mask`), built when first used
+        (the block pass runs their necessary literals, parse/literals.py: the regexes cost ten times as much)."""
         return Matcher([self._rule], self.stats, self.use_hyperscan) if self._rule is not None else None
 
     def lines(self, stream: BinaryIO) -> Iterator[HotLine]:
@@ -118,7 +117,7 @@ class Scanner:
         thread counts lines and cuts out the windows, so the two halves of the work use both cores.
         """
         st = State()
-        q: queue.Queue[tuple[bytes, int, int, Future[array[int]] | Scanned, list[Part] | None] | BaseException | None]
+        q: queue.Queue[tuple[bytes, int, int, Future[array[int]] | Scanned, Parts] | BaseException | None]
         q = queue.Queue(maxsize=4)
         stop = threading.Event()
         producer = threading.Thread(target=produce, args=(stream, self.block_size, self.stats, self.matcher, q, stop, self.regions),
@@ -147,10 +146,8 @@ class Scanner:
                     producer.join(0.05)
         self.stats.lines = st.lineno
 
-    def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], parts: list[Part] | None, st: State,
-                 ) -> Iterator[HotLine]:
-        fold = self.regions
-        if fold is None or parts is None:
+    def _segment(self, data: bytes, lo: int, hi: int, hits: array[int], parts: Parts, st: State) -> Iterator[HotLine]:
+        if (fold := self.regions) is None or parts is None:
             yield from self._part(data, lo, hi, hits, st)
             return
         for part in parts:  # attempts that repeat an earlier one: parse/regions.py
@@ -166,8 +163,8 @@ class Scanner:
             for idx, line, mask in lines:
                 self.stats.selected += 1
                 yield HotLine(st.lineno + idx + 1, line, mask)
-            st.lineno += hot.lines
-            st.last_emitted, st.tail = st.lineno, []
+            st.lineno = st.last_emitted = st.lineno + hot.lines
+            st.tail = []
 
     def _part(self, data: bytes, lo: int, hi: int, hits: array[int], st: State) -> Iterator[HotLine]:
         # NOTE: a context line a rule knows already carries the rule bit: the block pass ran every rule's literals
