@@ -142,6 +142,37 @@ def test_a_container_restart_loop_is_read_with_copies(kb: KnowledgeBase) -> None
         assert chosen not in p.copies.of and chosen == max(a for a in range(1, 12, 2) if a not in p.copies.of)
 
 
+def _journal_json(data: bytes, seed: int = 5) -> bytes:
+    """The same loop as `journalctl -u vllm -o json` writes it: a cursor, a clock and an invocation id per record."""
+    rng = random.Random(seed)
+    out, invocation = [], ""
+    for seq, line in enumerate(data.decode().splitlines(), 1):
+        head, msg = line.split("]: ", 1)
+        ident, pid = head.rsplit(" ", 1)[1].split("[")
+        if ident == "systemd" and msg.startswith("Started "):
+            invocation = f"{rng.getrandbits(128):032x}"
+        rec = {"__CURSOR": f"s={rng.getrandbits(64):x};i={seq:x};b=5f2c;x={rng.getrandbits(64):x}",
+               "__REALTIME_TIMESTAMP": str(1764496800000000 + seq * 1000), "_PID": pid, "SYSLOG_IDENTIFIER": ident,
+               "MESSAGE": msg}
+        rec.update({"UNIT": "vllm.service", "INVOCATION_ID": invocation} if ident == "systemd"
+                   else {"_SYSTEMD_UNIT": "vllm.service", "_SYSTEMD_INVOCATION_ID": invocation})
+        out.append(json.dumps(rec, separators=(",", ":")))
+    return ("\n".join(out) + "\n").encode()
+
+
+def test_a_unit_journal_is_read_with_copies(kb: KnowledgeBase) -> None:
+    """journalctl's JSON, and its export format as the unit source feeds it (one entry line per record,
+    sources/journal_export.py)."""
+    data = _journal_json(loop([("cubin", "failed"), ("oom", "failed")] * 6))
+    entries = b"".join(b"\x1e".join(f"{k}={v}".encode() for k, v in json.loads(ln).items()) + b"\n"
+                       for ln in data.splitlines())
+    for shape in (data, entries):
+        folded, p = _diagnose(kb, shape, True, json_lines=True)
+        assert folded == _diagnose(kb, shape, False, json_lines=True)[0]
+        assert len(folded.attempts) == 12 and p.copies is not None and len(p.copies.of) >= 6
+        assert all(a.exit_status == "exited 1/FAILURE" and a.invocation_id for a in folded.attempts)
+
+
 def test_copies_name_the_attempt_they_repeat(kb: KnowledgeBase) -> None:
     data = loop([("cubin", "failed"), ("oom", "failed")] * 5)
     _, p = _diagnose(kb, data, True)

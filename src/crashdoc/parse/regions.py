@@ -1,11 +1,12 @@
 """Attempts of a crash loop that repeat an earlier one, recognised on raw bytes before any line is judged.
 
 A unit that restarts every few seconds prints the same start and the same tracebacks every attempt; only the
-clock, the pids and the order in which the ranks' lines interleave change. Before the block pass, the reading thread
-cuts the input at systemd's start records into *regions* (a region a block's end cuts waits, up to TAIL bytes, for
-the part of the next block that ends it) and gives each whole region a fingerprint: the lines of the region as a multiset (their order left out), every digit and every letter a-f removed
-(clocks, pids and ranks change every start; shared-memory handles, socket names, addresses and NCCL's communicator
-ids are random hex).
+clock, the pids and the order in which the ranks' lines interleave change. Before the block pass, the reading
+thread cuts the input into *regions* at systemd's start records (journald's text, journalctl's JSON or export
+entries) and at an engine's start banner after an error (a container's restart loop); a region a block's end cuts
+waits, up to TAIL bytes, for the part of the next block that ends it. Each whole region gets a fingerprint: its
+lines as a multiset (their order left out), every digit and every letter a-f removed (clocks, pids and ranks
+change every start; shared-memory handles, socket names, addresses, cursors and invocation ids are random hex).
 
 A region whose fingerprint an earlier region registered is a *copy*: of its lines only its skeleton (the first
 line, systemd's records about the unit, the last line) is judged and parsed, so the attempt tracker still sees
@@ -32,16 +33,18 @@ BANNERS = (b"non-default args:", b"vLLM API server version", b"Starting vLLM API
            b"text_generation_launcher: Args {", b"Initializing an LLM engine")
 """What an engine prints once as it starts (vLLM, SGLang, TGI): where an attempt begins when no service manager
 says so, if the attempt before it failed (analyze/attempts.py opens one there)."""
-START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",), 0, 0),
+START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",
+                                         r"\x1eMESSAGE=Start(?:ed|ing) [^\x1e\n]{1,200}\.service",
+                                         r'"MESSAGE" ?: ?"Start(?:ed|ing) [^"\n]{1,200}\.service'), 0, 0),
                  MarkerClass("banner", tuple(re.escape(b.decode()) for b in BANNERS), 0, 0))
 """What begins a region, for the reading thread's own small hyperscan pass: systemd's record of a unit's start
-(class 0), an engine's start banner (class 1)."""
+(class 0: journald's text, a journal export's entry line, journalctl's JSON), an engine's start banner (class 1)."""
 _FAILED = (b"Traceback (most recent call last)", b"ERROR", b"Error", b"error:", b"FATAL", b"Killed")
 """Words of a failure, any of which before a banner makes it begin a region (a cheap stand-in for the tracker's
 `error_seen`: where they disagree, the region is not one attempt and is never registered)."""
-_MANAGER = re.compile(rb"systemd\[\d+\]: |\.service: ")
+_MANAGER = re.compile(rb'systemd\[\d+\]: |\.service: |SYSLOG_IDENTIFIER=systemd\x1e|"SYSLOG_IDENTIFIER" ?: ?"systemd"')
 """A line of systemd's own (as the attempt tracker reads one, analyze/attempts.py)."""
-_MANAGER_WORDS = (b"systemd[", b".service: ")
+_MANAGER_WORDS = (b"systemd[", b".service: ", b"SYSLOG_IDENTIFIER=systemd\x1e", b'"SYSLOG_IDENTIFIER":"systemd"')
 """What a line of systemd's own holds, found by `bytes.find`."""
 _VOLATILE = b"0123456789abcdef"
 """What changes from one start to the next: clocks, pids, ranks, and the hex of random handles and addresses."""
