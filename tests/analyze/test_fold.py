@@ -116,7 +116,7 @@ def _logs() -> list[Path]:
                ROOT / "tests" / "corpus_nineteenth" / "cases", ROOT / "tests" / "corpus_twentieth" / "cases",
                ROOT / "tests" / "corpus_twentyfirst" / "cases", ROOT / "tests" / "corpus_twentysecond" / "cases",
                ROOT / "tests" / "corpus_twentythird" / "cases", ROOT / "tests" / "corpus_twentyfourth" / "cases",
-               ROOT / "tests" / "corpus_twentyfifth" / "cases",
+               ROOT / "tests" / "corpus_twentyfifth" / "cases", ROOT / "tests" / "corpus_twentysixth" / "cases",
                SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
