@@ -117,6 +117,7 @@ def _logs() -> list[Path]:
                ROOT / "tests" / "corpus_twentyfirst" / "cases", ROOT / "tests" / "corpus_twentysecond" / "cases",
                ROOT / "tests" / "corpus_twentythird" / "cases", ROOT / "tests" / "corpus_twentyfourth" / "cases",
                ROOT / "tests" / "corpus_twentyfifth" / "cases", ROOT / "tests" / "corpus_twentysixth" / "cases",
+               ROOT / "tests" / "corpus_twentyseventh" / "cases",
                SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
