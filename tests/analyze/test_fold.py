@@ -104,21 +104,7 @@ def test_a_copy_that_goes_on_differently_is_read_by_the_builder(kb: KnowledgeBas
 def _logs() -> list[Path]:
     own = [*sorted((ROOT / "tests" / "assets" / "logs").glob("*.log")), *sorted((ROOT / "tests" / "analyze" / "assets").glob("*.log")),
            ROOT / "examples" / "founding-case.log"]
-    corpora = [ROOT / "tests" / "corpus_extra" / "cases", ROOT / "tests" / "corpus_new" / "cases",
-               ROOT / "tests" / "corpus_fresh" / "cases", ROOT / "tests" / "corpus_fifth" / "cases",
-               ROOT / "tests" / "corpus_sixth" / "cases", ROOT / "tests" / "corpus_seventh" / "cases",
-               ROOT / "tests" / "corpus_eighth" / "cases", ROOT / "tests" / "corpus_ninth" / "cases",
-               ROOT / "tests" / "corpus_tenth" / "cases", ROOT / "tests" / "corpus_eleventh" / "cases",
-               ROOT / "tests" / "corpus_twelfth" / "cases", ROOT / "tests" / "corpus_thirteenth" / "cases",
-               ROOT / "tests" / "corpus_fourteenth" / "cases", ROOT / "tests" / "corpus_fifteenth" / "cases",
-               ROOT / "tests" / "corpus_sixteenth" / "cases",
-               ROOT / "tests" / "corpus_seventeenth" / "cases", ROOT / "tests" / "corpus_eighteenth" / "cases",
-               ROOT / "tests" / "corpus_nineteenth" / "cases", ROOT / "tests" / "corpus_twentieth" / "cases",
-               ROOT / "tests" / "corpus_twentyfirst" / "cases", ROOT / "tests" / "corpus_twentysecond" / "cases",
-               ROOT / "tests" / "corpus_twentythird" / "cases", ROOT / "tests" / "corpus_twentyfourth" / "cases",
-               ROOT / "tests" / "corpus_twentyfifth" / "cases", ROOT / "tests" / "corpus_twentysixth" / "cases",
-               ROOT / "tests" / "corpus_twentyseventh" / "cases",
-               SHARED / "corpus" / "dev" / "cases"]
+    corpora = [*sorted((ROOT / "tests").glob("corpus_*/cases")), SHARED / "corpus" / "dev" / "cases"]
     return [*own, *(log for c in corpora for log in sorted(c.glob("*.log")))]
 
 

@@ -42,10 +42,9 @@ START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",
 _FAILED = (b"Traceback (most recent call last)", b"ERROR", b"Error", b"error:", b"FATAL", b"Killed")
 """Words of a failure, any of which before a banner makes it begin a region (a cheap stand-in for the tracker's
 `error_seen`: where they disagree, the region is not one attempt and is never registered)."""
-_MANAGER = re.compile(rb'systemd\[\d+\]: |\.service: |SYSLOG_IDENTIFIER=systemd\x1e|"SYSLOG_IDENTIFIER" ?: ?"systemd"')
-"""A line of systemd's own (as the attempt tracker reads one, analyze/attempts.py)."""
 _MANAGER_WORDS = (b"systemd[", b".service: ", b"SYSLOG_IDENTIFIER=systemd\x1e", b'"SYSLOG_IDENTIFIER":"systemd"')
-"""What a line of systemd's own holds, found by `bytes.find`."""
+"""What a line of systemd's own holds (as the attempt tracker reads one, analyze/attempts.py): journald's text, a
+journal export's entry line, journalctl's JSON."""
 _VOLATILE = b"0123456789abcdef"
 """What changes from one start to the next: clocks, pids, ranks, and the hex of random handles and addresses."""
 KEEP = 256
@@ -57,15 +56,13 @@ KEEP_FINGERPRINTS = 4096
 
 
 class Region:
-    """A region of a block: data[lo:hi], its first line a start record."""
+    """A region of a segment (its bytes are its Part's): its first line a start record."""
 
-    __slots__ = ("lo", "hi", "fingerprint", "skeleton")
+    __slots__ = ("fingerprint", "skeleton")
 
-    def __init__(self, lo: int, hi: int, fingerprint: int | None) -> None:
-        self.lo = lo
-        self.hi = hi
+    def __init__(self, fingerprint: int | None) -> None:
         self.fingerprint = fingerprint
-        """None for the region the block ends inside (its end is not read yet)."""
+        """None for the region the segment ends inside (its end is not read yet)."""
         self.skeleton: list[tuple[int, int, int]] | None = None
         """Its skeleton's lines (`skeleton`), once found."""
 
@@ -207,11 +204,11 @@ def cut(data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> I
     if begins[0] > lo:
         yield lo, begins[0], None
     for a, b in zip(begins, [*begins[1:], hi]):
-        yield a, b, Region(a, b, fingerprint(data[a:b]) if b < hi or ends_whole else None)
+        yield a, b, Region(fingerprint(data[a:b]) if b < hi or ends_whole else None)
 
 
 def _only_manager(data: bytes, a: int, b: int) -> bool:
-    return b - a < 4096 and all(_MANAGER.search(ln) for ln in data[a:b].split(b"\n")[:-1])
+    return b - a < 4096 and all(any(w in ln for w in _MANAGER_WORDS) for ln in data[a:b].split(b"\n")[:-1])
 
 
 def fingerprint(region: bytes) -> int:
