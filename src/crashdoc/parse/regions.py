@@ -33,18 +33,22 @@ BANNERS = (b"non-default args:", b"vLLM API server version", b"Starting vLLM API
            b"text_generation_launcher: Args {", b"Initializing an LLM engine")
 """What an engine prints once as it starts (vLLM, SGLang, TGI): where an attempt begins when no service manager
 says so, if the attempt before it failed (analyze/attempts.py opens one there)."""
-START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",
-                                         r"\x1eMESSAGE=Start(?:ed|ing) [^\x1e\n]{1,200}\.service",
-                                         r'"MESSAGE" ?: ?"Start(?:ed|ing) [^"\n]{1,200}\.service'), 0, 0),
-                 MarkerClass("banner", tuple(re.escape(b.decode()) for b in BANNERS), 0, 0))
-"""What begins a region, for the reading thread's own small hyperscan pass: systemd's record of a unit's start
-(class 0: journald's text, a journal export's entry line, journalctl's JSON), an engine's start banner (class 1)."""
-_FAILED = (b"Traceback (most recent call last)", b"ERROR", b"Error", b"error:", b"FATAL", b"Killed")
-"""Words of a failure, any of which before a banner makes it begin a region (a cheap stand-in for the tracker's
-`error_seen`: where they disagree, the region is not one attempt and is never registered)."""
 _MANAGER_WORDS = (b"systemd[", b".service: ", b"SYSLOG_IDENTIFIER=systemd\x1e", b'"SYSLOG_IDENTIFIER":"systemd"')
 """What a line of systemd's own holds (as the attempt tracker reads one, analyze/attempts.py): journald's text, a
 journal export's entry line, journalctl's JSON."""
+START_CLASSES = (MarkerClass("record", (r"systemd\[\d+\]: Start(?:ed|ing) ",
+                                         r"\x1eMESSAGE=Start(?:ed|ing) [^\x1e\n]{1,200}\.service",
+                                         r'"MESSAGE" ?: ?"Start(?:ed|ing) [^"\n]{1,200}\.service'), 0, 0),
+                 MarkerClass("banner", tuple(re.escape(b.decode()) for b in BANNERS), 0, 0),
+                 MarkerClass("manager", tuple(re.escape(w.decode()) for w in _MANAGER_WORDS), 0, 0))
+"""What the reading thread's own small hyperscan pass finds: systemd's record of a unit's start (class 0:
+journald's text, a journal export's entry line, journalctl's JSON) and an engine's start banner (class 1), which
+begin regions, and the words of a line of systemd's own (class 2, `_MANAGER_WORDS`), which a copy's skeleton keeps."""
+MANAGER = 2
+"""START_CLASSES' index of the words of systemd's own lines."""
+_FAILED = (b"Traceback (most recent call last)", b"ERROR", b"Error", b"error:", b"FATAL", b"Killed")
+"""Words of a failure, any of which before a banner makes it begin a region (a cheap stand-in for the tracker's
+`error_seen`: where they disagree, the region is not one attempt and is never registered)."""
 _VOLATILE = b"0123456789abcdef"
 """What changes from one start to the next: clocks, pids, ranks, and the hex of random handles and addresses."""
 KEEP = 256
@@ -58,11 +62,13 @@ KEEP_FINGERPRINTS = 4096
 class Region:
     """A region of a segment (its bytes are its Part's): its first line a start record."""
 
-    __slots__ = ("fingerprint", "skeleton")
+    __slots__ = ("fingerprint", "lines", "skeleton")
 
-    def __init__(self, fingerprint: int | None) -> None:
+    def __init__(self, fingerprint: int | None, lines: int = 0) -> None:
         self.fingerprint = fingerprint
         """None for the region the segment ends inside (its end is not read yet)."""
+        self.lines = lines
+        """Its newline count (when it has a fingerprint)."""
         self.skeleton: list[tuple[int, int, int]] | None = None
         """Its skeleton's lines (`skeleton`), once found."""
 
@@ -108,6 +114,13 @@ class RegionFold:
         self._tail = b""
         """The region the last segment ended inside, waiting for the start that ends it."""
 
+    @property
+    def matcher(self) -> Matcher:
+        """START_CLASSES' matcher (built by the reading thread as it plans the first segment)."""
+        if self._matcher is None:
+            self._matcher = Matcher(START_CLASSES, ScanStats(), self.use_hyperscan)
+        return self._matcher
+
     def begin(self, lineno: int, region: Region) -> int | None:
         """Note a region starting at `lineno`; the model attempt when it is a copy."""
         model = self.models.get(region.fingerprint) if region.fingerprint is not None else None
@@ -132,10 +145,9 @@ class RegionFold:
         A region whose fingerprint two earlier regions had is most likely a copy: only its skeleton is scanned (if
         the analysis has not registered its fingerprint after all, the scanner scans the rest when it reaches it)."""
         out: list[tuple[bytes, int, int, list[Part]]] = []
-        if self._matcher is None:
-            self._matcher = Matcher(START_CLASSES, ScanStats(), self.use_hyperscan)
         with memoryview(data)[lo:hi] as view:
-            begins = starts(data, lo, hi, self._matcher.packed_hits(view, lo))
+            hits = self.matcher.packed_hits(view, lo)
+        begins = starts(data, lo, hi, hits)
         if self._tail:
             if not begins and len(self._tail) + hi - lo <= TAIL:
                 self._tail += data[lo:hi]
@@ -144,20 +156,22 @@ class RegionFold:
             if begins:  # the region waiting is whole now
                 tail += data[lo:begins[0]]
                 lo = begins[0]
-            out.append((tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], bool(begins))))
+            out.append((tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], bool(begins), None)))
         ends_whole = bool(begins) and hi - begins[-1] <= TAIL
         if ends_whole:
             self._tail, hi = data[begins[-1]:hi], begins.pop()
         if lo < hi:
-            out.append((data, lo, hi, self._parts(data, lo, hi, begins, ends_whole)))
+            out.append((data, lo, hi, self._parts(data, lo, hi, begins, ends_whole, hits)))
         return out
 
     def end(self) -> list[tuple[bytes, int, int, list[Part]]]:
         """The region the input ended inside (never a copy: the last attempt is read whole)."""
         tail, self._tail = self._tail, b""
-        return [(tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], False))] if tail else []
+        return [(tail, 0, len(tail), self._parts(tail, 0, len(tail), [0], False, None))] if tail else []
 
-    def _parts(self, data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> list[Part]:
+    def _parts(self, data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool, hits: array[int] | None,
+               ) -> list[Part]:
+        """`hits`: START_CLASSES' packed hits in data[lo:hi] (None: not found yet)."""
         parts = []
         seen = self._seen
         for a, b, region in cut(data, lo, hi, begins, ends_whole):
@@ -165,7 +179,10 @@ class RegionFold:
             if region is not None and region.fingerprint is not None:
                 n = seen.get(region.fingerprint, 0)
                 if n >= 2:
-                    whole, region.skeleton = False, skeleton(data, a, b)
+                    if hits is None:
+                        with memoryview(data)[a:b] as view:
+                            hits = self.matcher.packed_hits(view, a)
+                    whole, region.skeleton = False, skeleton(data, a, b, region.lines, hits)
                 elif len(seen) >= KEEP_FINGERPRINTS:
                     seen.clear()
                 seen[region.fingerprint] = n + 1
@@ -180,7 +197,10 @@ def starts(data: bytes, lo: int, hi: int, hits: Iterable[int]) -> list[int]:
     `Started`) begins none, nor does a banner in a region with no error so far (the second banner of one start)."""
     out: list[int] = []
     for packed in hits:
-        pos, record = packed >> 16, (packed & 0xFFFF) == 0
+        pos, ci = packed >> 16, packed & 0xFFFF
+        if ci == MANAGER:
+            continue
+        record = ci == 0
         s = max(data.rfind(b"\n", lo, pos) + 1, lo)
         prev = out[-1] if out else lo
         if out and s == prev:
@@ -204,49 +224,53 @@ def cut(data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool) -> I
     if begins[0] > lo:
         yield lo, begins[0], None
     for a, b in zip(begins, [*begins[1:], hi]):
-        yield a, b, Region(fingerprint(data[a:b]) if b < hi or ends_whole else None)
+        yield a, b, Region(*fingerprint(data[a:b])) if b < hi or ends_whole else Region(None)
 
 
 def _only_manager(data: bytes, a: int, b: int) -> bool:
     return b - a < 4096 and all(any(w in ln for w in _MANAGER_WORDS) for ln in data[a:b].split(b"\n")[:-1])
 
 
-def fingerprint(region: bytes) -> int:
-    """The region's lines as a multiset, every digit and every letter a-f removed."""
+def fingerprint(region: bytes) -> tuple[int, int]:
+    """The region's lines as a multiset, every digit and every letter a-f removed; and its newline count."""
     lines = region.translate(None, _VOLATILE).split(b"\n")
     # NOTE: a sum of the lines' hashes (SipHash, keyed per process) is blind to their order, as a sort is, at a
     # fraction of its cost
-    return hash((len(lines), sum(map(hash, lines))))
+    return hash((len(lines), sum(map(hash, lines)))), len(lines) - 1
 
 
-def skeleton(data: bytes, lo: int, hi: int) -> list[tuple[int, int, int]]:
+def skeleton(data: bytes, lo: int, hi: int, lines: int, hits: array[int]) -> list[tuple[int, int, int]]:
     """(line index in the region, start, end) of the lines of data[lo:hi] a copy still reads: its first line,
-    systemd's records and its last line."""
-    first = {lo}
-    for needle in _MANAGER_WORDS:  # (memchr-speed finds: a regex without a literal start is slow here)
-        i = data.find(needle, lo, hi)
-        while i >= 0:
-            s = max(data.rfind(b"\n", lo, i) + 1, lo)
+    systemd's records (`hits`: START_CLASSES' packed hits, of which the MANAGER ones find them) and its last line.
+    `lines`: its newline count; a line's index is counted from the nearer end (systemd's records of an attempt
+    are at its start and its end)."""
+    first = {lo, max(data.rfind(b"\n", lo, hi - 1) + 1, lo)}
+    last = -1
+    for packed in hits[bisect.bisect_left(hits, lo << 16):bisect.bisect_left(hits, hi << 16)]:
+        pos = packed >> 16
+        if packed & 0xFFFF == MANAGER and pos > last:
+            s = max(data.rfind(b"\n", lo, pos) + 1, lo)
             first.add(s)
-            e = data.find(b"\n", i, hi)
-            i = data.find(needle, e, hi) if e >= 0 else -1
-    first.add(max(data.rfind(b"\n", lo, hi - 1) + 1, lo))
+            last = data.find(b"\n", pos, hi)
     out: list[tuple[int, int, int]] = []
-    idx, pos = 0, lo
     for s in sorted(first):
-        idx += data.count(b"\n", pos, s)
-        pos = s
+        idx = data.count(b"\n", lo, s) if s - lo <= hi - s else lines - data.count(b"\n", s, hi)
         out.append((idx, s, data.find(b"\n", s, hi)))
     return out
 
 
 def read_copy(data: bytes, part: Part, hits: array[int], judge: Callable[[bytes, int, int, array[int]], Hot],
-              ) -> tuple[list[tuple[int, bytes, int]], Hot, int]:
+              matcher: Matcher) -> tuple[list[tuple[int, bytes, int]], Hot, int]:
     """A copy's skeleton as (line index, line, marker mask), what the judge found in the part (`lines`: its line
-    count), and the lines of after-context its last records owe the next part."""
+    count), and the lines of after-context its last records owe the next part. `matcher`: START_CLASSES, to find
+    the skeleton of a part read whole (on the thread that calls: its own scratch)."""
     region = part.region
     assert region is not None
-    lines = region.skeleton if region.skeleton is not None else skeleton(data, part.lo, part.hi)
+    lines = region.skeleton
+    if lines is None:
+        with memoryview(data)[part.lo:part.hi] as view:
+            found = matcher.packed_hits(view, part.lo, matcher.new_scratch())
+        lines = skeleton(data, part.lo, part.hi, region.lines, found)
     if part.whole:  # only the skeleton's hits are judged
         keep = array("q")
         for _, s, e in lines:

@@ -159,7 +159,7 @@ class Scanner:
                         sub = self.matcher.packed_hits(view, a)
                 yield from self._part(data, a, b, sub, st)
                 continue
-            lines, hot, st.pending = read_copy(data, part, sub, self._judge)
+            lines, hot, st.pending = read_copy(data, part, sub, self._judge, fold.matcher)
             for idx, line, mask in lines:
                 self.stats.selected += 1
                 yield HotLine(st.lineno + idx + 1, line, mask)
