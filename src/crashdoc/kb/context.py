@@ -17,7 +17,7 @@ WORDINGS: frozenset[str] = frozenset({
     "aphrodite", "exllama", "flashinfer", "torch", "nccl", "cuda", "nvidia-driver", "transformers", "huggingface_hub",
     "safetensors", "triton", "xformers", "flash-attn", "deepspeed", "ray", "pip", "python", "numpy", "gcc", "clang", "ninja",
     "setuptools", "uv", "pydantic", "mindie", "go", "rust", "systemd", "docker", "kubernetes", "linux", "macos",
-    "windows", "glibc", "musl", "kernel", "rocm", "xla", "vulkan", "metal", "ascend",
+    "windows", "glibc", "musl", "kernel", "rocm", "xla", "vulkan", "metal", "ascend", "neuron",
 })
 #: the keys of an override's `when:` that are not captures: every message of the chain, the logged arguments
 CONTEXT_KEYS: tuple[str, ...] = ("chain", "args")
