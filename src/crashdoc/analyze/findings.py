@@ -123,7 +123,8 @@ def _known_message(c: Candidate) -> Known | None:
 def _kind(c: Candidate) -> Kind | None:
     """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
     raised = c.stack.frames[-1].path if c.stack is not None and c.stack.frames else None
-    if raised is not None and not any(d in raised for d in ("-packages/", *_ENGINE_DIRS)):
+    # NOTE: a path its poster elided (`.../managers/scheduler.py`) says nothing of whose code it is
+    if raised is not None and not raised.startswith("...") and not any(d in raised for d in ("-packages/", *_ENGINE_DIRS)):
         return None  # raised in the user's own program, not in an engine or a library
     text = _unknown_text(c)
     return kind_of(text) if text is not None else None
