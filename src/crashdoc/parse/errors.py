@@ -14,6 +14,9 @@ ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 QUIET_LEVELS = frozenset({"INFO", "DEBUG", "WARNING", "TRACE"})
 
 _CARETS = Regex(r"\s*[~^]+\s*$")
+_RELAYED = Regex(r"^[^:\n]{1,160}: (?:[A-Za-z_][\w]*\.){0,6}[A-Z]\w{0,60}(?:Error|Exception): \S")
+"""A message that relays an exception after its own words (`Process exited before becoming ready: RuntimeError:
+Failed to load the default metallib.`, `Error in iterating prediction stream: RuntimeError: ...`)."""
 
 
 def bare_exception(text: str) -> tuple[str | None, str]:
@@ -42,6 +45,8 @@ def is_error_line(line: LogLine) -> bool:
         return False
     text = line.text.strip()
     if bare_exception(text)[0] is not None:  # (first: cached, and cheaper than the table's rows)
+        return True
+    if _RELAYED.search(text) is not None:
         return True
     fmt = line_format(text)
     return fmt is not None and fmt.level in ERROR_LEVELS
