@@ -141,3 +141,20 @@ def test_a_rich_box_traceback_is_rebuilt_as_frames_and_its_exception() -> None:
     d = diagnose(RICH)
     assert d.root_cause is not None and d.root_cause.lineno == 14 and d.root_cause.where.frame.startswith(
         "flash_causal_lm.py:692")
+
+
+@pytest.mark.parametrize(("raw", "error"), [
+    ("Process exited before becoming ready: RuntimeError: Failed to load the default metallib.", True),
+    ("Error when loading model: torch.OutOfMemoryError: CUDA out of memory.", True),
+    ("request 12 finished: status ok, ValueError count 0", False),  # an exception's name, not a relayed one
+    ("INFO 01-01 10:00:00 [x.py:1] retrying: ConnectionError: reset", False),  # its logger said INFO
+    ("Loading weights: model.layers.0: done", False),
+])
+def test_a_line_relaying_an_exception_after_its_own_words_is_an_error(raw: str, error: bool) -> None:
+    assert is_error_line(parse_line(1, raw)) is error
+
+
+def test_a_relayed_exception_is_the_root_cause_of_an_otherwise_quiet_log() -> None:
+    d = diagnose("Starting the model server\nProcess exited before becoming ready: RuntimeError: Failed to load "
+                 "the default metallib.\nThis library is using language version 4.0 which is not supported on this OS.\n")
+    assert d.root_cause is not None and d.root_cause.lineno == 2

@@ -119,3 +119,14 @@ def test_line_count_is_the_newline_count_of_any_span(data: bytes, a: int, b: int
     assert count_lines(data, lo, hi) == data.count(b"\n", lo, hi)
     big = b"x\n" * (COUNT_PIECE + 7)
     assert count_lines(big, 1, len(big) - 1) == big.count(b"\n", 1, len(big) - 1)
+
+
+def test_a_logfmt_message_is_no_quoted_value_but_a_quote_inside_it_still_is() -> None:
+    from crashdoc.parse.markers import LOGGED, MarkerClass, line_level, passes
+
+    rule = MarkerClass("rule", ("x",), before=1, after=6, drop_quoted=LOGGED)
+    said = b'time=2025-08-02T22:42:20Z level=INFO source=gpu.go:612 msg="Unable to load cudart library: cuda driver library init failure: 3"'
+    quoted = b'time=2025-08-02T22:42:20Z level=INFO source=routes.go:1 msg="chat request" prompt="why cuda driver library init failure: 3"'
+    for line, hot in ((said, True), (quoted, False)):
+        pos = line.index(b"init failure") + len(b"init failure")
+        assert passes(rule, line, pos, line_level(line)) is hot
