@@ -286,10 +286,7 @@ def strict_boundary(line: bytes) -> bool:
     return _SYSTEMD.search(head) is not None or _boundary_head(head)
 
 
-_QUOTED = Regex(rb"""(?::|=) ?\\?['"]""")
-_LOGFMT_MESSAGE = Regex(rb'\bmsg=\\?"')
-"""Where a logfmt line's message starts (`level=INFO source=gpu.go:612 msg="..."`: Go's slog, Ollama): its quote
-opens the message itself, not a quoted value inside it."""
+_QUOTED = Regex(rb"""(?::|(?<!\bmsg)=) ?\\?['"]""")  # (a logfmt line's `msg="` opens its message: no quoted value)
 _OPENS = Regex(rb'[ \t:|\]-]{0,8}(?:Traceback \(most recent call last\)|Exception Group Traceback|File "[^"\n]{1,400}", line \d)')
 
 
@@ -309,8 +306,4 @@ def passes(cls: MarkerClass, line: bytes, pos: int, level: tuple[str | None, int
         return True
     if lv in cls.drop_levels:
         return cls.relayed and opens_message(line, end, pos)
-    if lv not in cls.drop_quoted:
-        return True
-    if (m := _LOGFMT_MESSAGE.search(line, end, pos)) is not None:
-        end = m.end()
-    return _QUOTED.search(line, end, pos) is None
+    return not (lv in cls.drop_quoted and _QUOTED.search(line, end, pos) is not None)
