@@ -164,3 +164,10 @@ def test_levels_come_from_the_header(raw: str, level: str | None) -> None:
 ])
 def test_one_answer_to_is_this_an_exception(name: str, ok: bool) -> None:
     assert is_exception_name(name) is ok
+
+def test_a_process_prefix_whose_opening_parenthesis_a_paste_cut_is_still_the_prefix() -> None:
+    line = parse_line(1, "EngineCore_0 pid=1248800) ValueError: CUDAGraphMode.FULL is not supported with this backend")
+    assert (line.process, line.pid, line.text) == (
+        "EngineCore_0", 1248800, "ValueError: CUDAGraphMode.FULL is not supported with this backend")
+    plain = parse_line(2, "worker pid=12 finished) ok")  # words that only look like one: no process
+    assert plain.process is None and plain.text == "worker pid=12 finished) ok"

@@ -21,9 +21,7 @@ from crashdoc.regex import Regex
 UNSAFE = Regex(f"{_CONTROL.pattern}|{_ANSI_HINT.pattern}|\\^\\[|\\r")
 _COMPOSE = Regex(r"(?P<svc>[A-Za-z0-9][\w.-]*)\s+\| ")
 _ISO = Regex(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d| UTC)?)[ \t]")
-_SYSLOG = Regex(
-    r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S
-)
+_SYSLOG = Regex(r"(?P<ts>(?:\S+ {1,2}){1,3}?\d{1,2}:\d\d:\d\d(?:\.\d{1,9})?(?:[+-]\d\d:?\d\d|Z)?) (?P<rest>.*)", re.S)
 _ISO_BRACKET = Regex(r"\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)\] ")
 """A collector's or log viewer's RFC 3339 timestamp in brackets (`[2025-02-27T16:30:43.486Z] `); SGLang's own
 `[2025-03-10 14:17:52] ` has no `T` and stays its prefix."""
@@ -231,6 +229,8 @@ def inner(s: str, f: dict[str, Any]) -> str:
     lost = False
     for _ in range(3):  # nested actors: (AsyncVLLMServer pid=1) (EngineCore_0 pid=2) ...
         m = _match(_PROC, s, s.startswith("("))
+        if not m and not f.get("process") and " pid=" in s[:80] and (m := _PROC.match("(" + s)):
+            s = "(" + s  # a paste that cut the line's first `(`
         if not m and s.startswith(" ") and s.lstrip(" ").startswith("("):
             # Ray colours the prefix; a copy that lost the escape characters keeps blanks in their place
             # (` [36m(RayWorkerVllm pid=5085) [0m [E ...`, the codes removed by `clean`)
