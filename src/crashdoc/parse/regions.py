@@ -171,7 +171,7 @@ class RegionFold:
 
     def _parts(self, data: bytes, lo: int, hi: int, begins: list[int], ends_whole: bool, hits: array[int] | None,
                ) -> list[Part]:
-        """`hits`: START_CLASSES' packed hits in data[lo:hi] (None: not found yet)."""
+        """`hits`: START_CLASSES' packed hits in data[lo:hi] (None: not found yet; found there once a copy needs them)."""
         parts = []
         seen = self._seen
         for a, b, region in cut(data, lo, hi, begins, ends_whole):
@@ -180,8 +180,8 @@ class RegionFold:
                 n = seen.get(region.fingerprint, 0)
                 if n >= 2:
                     if hits is None:
-                        with memoryview(data)[a:b] as view:
-                            hits = self.matcher.packed_hits(view, a)
+                        with memoryview(data)[lo:hi] as view:
+                            hits = self.matcher.packed_hits(view, lo)
                     whole, region.skeleton = False, skeleton(data, a, b, region.lines, hits)
                 elif len(seen) >= KEEP_FINGERPRINTS:
                     seen.clear()
