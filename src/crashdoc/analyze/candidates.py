@@ -167,6 +167,8 @@ def _raised(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phase: str
     return Candidate(line, exc, msg, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
+_WRAPPED = Regex(r"[a-z]+ ")
+"""A line that goes on with the sentence of the line before it: a plain lowercase word, then a blank."""
 _MODULE = Regex(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
 
 
@@ -229,6 +231,8 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
         matched = (getattr(best, "matched_text", None) or "").strip()
         head = matched.splitlines()[0] if matched else ""
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
+        while at and _WRAPPED.match(texts[at]) and texts[at - 1][-1:].isalnum():
+            at -= 1  # a sentence the source wrapped (`...: the number of sizes` / `provided (1) must be ...`)
     if at == 0 and (best is None or _is_cause(best)):
         at = announced(lines) or stating_line([ln.text for ln in lines])
     elif at and per[0] is None and exc is not None and names_same_object(msg, texts[at], True):

@@ -18,6 +18,8 @@ _EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exce
 a wrapper's `{e!r}`)."""
 _REPR = Regex(r"((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*)\((['\"])([^\n]*?)(?:\2\)|$)")
 """An exception's repr at the start of a part: its name, the quote, the quoted text (to the closing `')`)."""
+_STATED = Regex(r"[\s,;]*(?:error|Error|ERROR)[:=]\s*['\"]?[A-Za-z/]")
+"""After a wrapper's own words: `error:` and the error it wraps (Ollama: `... has terminated: exit status 2 error:<why>`)."""
 _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 #: embedded errors tried per line, and how much text of each (linear time on hostile lines)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
@@ -82,4 +84,7 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
             continue
         if not is_cause or found.rule.priority >= match.rule.priority:
             return found
+    if at >= 0 and match.rule.role == "consequence" and _STATED.match(text, at + len(head)) is not None:
+        return None  # the wrapper goes on to state, in words no rule knows, why (`... terminated: exit status 2
+        # error:<its last error line>`): that is an error of its own, not only a consequence
     return match

@@ -159,10 +159,12 @@ def cut_crash(c: Candidate, last_seen: dict[str, int]) -> bool:
     failed even though the excerpt lost why (a stream that goes on printing, `Application startup complete`,
     did not)."""
     stack = c.stack if c.kind == "truncated" else None
-    header = stack.header if stack is not None else None
+    # (an excerpt that starts inside the traceback: its first frame's line says how it was printed)
+    header = stack.header or (stack.frames[0].line if stack.frames else None) if stack is not None else None
     if stack is None or header is None or header.level in ("INFO", "WARNING", "DEBUG", "TRACE"):
         return False
-    end = max([header.lineno, *(ln.lineno for f in stack.frames for ln in (f.line, f.code_line) if ln)])
+    end = max([header.lineno, *(ln.lineno for f in stack.frames for ln in (f.line, f.code_line) if ln),
+               *(ln.lineno for ln in stack.lines)])  # (a frame line cut in the middle reads as its last line)
     return last_seen.get(c.line.stream, 0) <= end
 
 

@@ -19,8 +19,8 @@ KNOWN_EXCEPTIONS = frozenset({
 #: Suffixes of exception class names (Python's own, and the engines' `...Failure`/`...Fault` classes).
 SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt", "Fault", "Failure", "ExceptionGroup")
 
-_LINE = Regex(
-    r"(?P<type>(?:[A-Za-z_]\w*\.)*(?P<last>[A-Za-z_]\w*))(?:\([\w.]*\)|\[[\w.]+\])?(?::(?:\s+(?P<msg>.*))?)?",
+_LINE = Regex(  # (`$`: a JVM nested class, `org.apache.tvm.Base$TVMError`)
+    r"(?P<type>(?:[A-Za-z_][\w$]*\.)*(?P<last>[A-Za-z_][\w$]*))(?:\([\w.]*\)|\[[\w.]+\])?(?::(?:\s+(?P<msg>.*))?)?",
     re.S,
 )
 

@@ -107,7 +107,7 @@ SIGNAL = MarkerClass(
         r"\b(?:was|were|been|got|being) killed\b|\bkilled (?:by|with|due to)\b|\b[Oo]om[-_ ]?[Kk]ill",
         r"Segmentation fault",
         r"core dumped",
-        r"\b[Ss]ignal(?: \d| SIG|: | [A-Z]{3,})|\bby signal\b|[Ss]ignal (?:received|caught|handler)|[Rr]eceived signal",
+        r"\b[Ss]ignal(?: \(?\d| SIG|: | [A-Z]{3,})|\bby signal\b|[Ss]ignal (?:received|caught|handler)|[Rr]eceived signal",
         r"SIG[A-Z]{2,4}\b",
         r'\bAborted(?: \(core|[ \t\r]*$|\\[nr]|"|\x1e)',
         r"Out of memory",

@@ -145,6 +145,13 @@ class TracebackBuilder:
                 return
             if not text.strip() or _NOISE.match(text) or _GROUP_SEP.match(text):
                 return
+            last = cur.frames[-1] if cur.frames else None
+            if last is not None and last.lineno == 0 and last.line and (m := _FRAME.match(last.line.text + text)):
+                cur.frames[-1] = Frame(m.group("path"), int(m.group("line")), (m.group("func") or "").strip(), None, last.line)
+                return  # the rest of a frame's line that a terminal or a paste wrapped (below)
+            if text.lstrip().startswith('File "') and '", line ' not in text and len(cur.frames) < MAX_FRAMES:
+                cur.frames.append(Frame(text.strip()[6:], 0, "", None, line))  # a frame's line cut inside its path
+                return
             code_shaped = cur.frames and cur.frames[-1].code is None and _STATEMENT.match(text.lstrip()) is not None
             if (_indent(text) > cur.margin or code_shaped) and not _shifted_exception(cur, text):
                 if cur.frames and cur.frames[-1].code is None:
@@ -176,7 +183,8 @@ class TracebackBuilder:
                 cur.state, cur.link = "between", None
                 return
             same_record = line.loc == cur.loc and (line.level is None or line.level in ("ERROR", "CRITICAL"))
-            new_record = line.level is not None and cur.exc_lines[0].level is None  # a logger header of its own
+            first = cur.exc_lines[0]  # a header of its own where the message had none (a level, an engine's prefix)
+            new_record = (line.level is not None and first.level is None) or (line.engine_prefixed and not first.engine_prefixed)
             if same_record and line.loc is None and (new_record or starts_new_error(text, cur.exc_lines[-1].text)):
                 yield from self._close_key(key)  # a bare traceback's message ends where the next error begins
                 return
