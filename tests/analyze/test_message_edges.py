@@ -103,3 +103,25 @@ def test_a_frame_line_a_paste_wrapped_is_one_frame() -> None:
                  f"{prefix}ValueError: the engine refused its arguments\n")
     assert d.root_cause is not None and d.root_cause.lineno == 6
     assert d.root_cause.where.frame is not None and d.root_cause.where.frame.startswith("m.py:485 in worker_main")
+
+
+def test_a_rules_words_may_span_a_sentence_the_source_wrapped() -> None:
+    d = diagnose("ValueError: Free memory on device cuda:0 (36.75/121.63 GiB) on startup is less than\n"
+                 "desired GPU memory utilization (0.85, 103.38 GiB).\n")
+    assert d.root_cause is not None and d.root_cause.rule == "free-memory-less-than-utilization"
+    assert d.root_cause.lineno == 1
+    apart = diagnose("ValueError: Free memory on device cuda:0 (36.75/121.63 GiB) on startup is less than.\n"
+                     "desired GPU memory utilization (0.85, 103.38 GiB).\n")
+    assert apart.root_cause is not None and apart.root_cause.rule is None  # a sentence ended: no wrap
+
+
+@pytest.mark.parametrize(("raw", "error"), [
+    (" -11 (PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:D:/llm.cpp/ggml/src/ggml-sycl.cpp, line:3775", True),
+    ("Exception caught at file:/src/llama.cpp/ggml/src/ggml-sycl.cpp, line:3438, func:operator()", False),  # no text
+    ("*** Terminating app due to uncaught exception 'NSRangeException', reason:", True),
+])
+def test_error_formats_of_sycl_and_objective_c(raw: str, error: bool) -> None:
+    from crashdoc.parse.errors import is_error_line
+    from crashdoc.parse.lines import parse_line
+
+    assert is_error_line(parse_line(1, raw)) is error

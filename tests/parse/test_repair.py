@@ -70,6 +70,8 @@ CASES = [
                  id="markdown-quoted"),
     pytest.param("".join(f"{i:>3} | {ln}\n" for i, ln in enumerate(TB, 40)), 6, "ValueError", MSG,
                  "loader.py:88 in build", id="numbered-lines"),
+    pytest.param("".join(f"> {i:>3} {ln}\n" for i, ln in enumerate(TB, 55)), 6, "ValueError", MSG,
+                 "loader.py:88 in build", id="quoted-with-a-gutter-of-numbers"),
     pytest.param("* I0101 00:00:00.000001 1 server.cc:1] QZ9 loading model m\n"
                  "* E0101 00:00:01.000001 1 logging.cc:43] ValueError: QZ9 the plan file was built by another version\n",
                  2, "ValueError", "QZ9 the plan file", None, id="markdown-list-of-log-lines"),
@@ -101,6 +103,7 @@ UNTOUCHED = [
                  id="a-count-is-no-line-number"),
     pytest.param('  File "/a.py", line 1, in f\n> File "/b.py", line 2, in g\n    x()\n', id="loguru-frame-marker"),
     pytest.param("- name: vllm\n- port: 8000\n", id="a-yaml-list-is-no-markdown-list-of-log-lines"),
+    pytest.param("3 requests waiting\n5 requests running\n", id="counts-that-do-not-follow-on-are-no-gutter"),
     # lines of one length (>= 80) followed by lines no terminal cut gives: an indented code line, a bracket
     # right after a non-blank (a log prefix), an exception line of its own
     pytest.param("".join(f"/srv/app/torch_{i}.py:83: FutureWarning: `ReduceOp` is deprecated, use ReduceOp.SUM {i:03d}\n"

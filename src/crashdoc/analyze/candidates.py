@@ -220,7 +220,7 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
     # the whole text without the follow-on lines a consequence rule knows on their own (a teardown message, a
     # warning printed in between): those must not hide the cause the other lines state together
     core = [t for i, (t, m) in enumerate(zip(texts, per)) if i == 0 or m is None or m.rule.role != "consequence"]
-    whole = kb.classify(exc, "\n".join([msg, *core[1:]]), texts[0])
+    whole = kb.classify(exc, "".join([msg, *(_joint(a, b) + b for a, b in zip(core, core[1:]))]), texts[0])
     best, at = (whole, None) if _is_cause(whole) else (per[0], 0)
     for i, m in enumerate(per):
         if i + 1 < len(texts) and announces(texts[i]):
@@ -231,7 +231,7 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
         matched = (getattr(best, "matched_text", None) or "").strip()
         head = matched.splitlines()[0] if matched else ""
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
-        while at and _WRAPPED.match(texts[at]) and texts[at - 1][-1:].isalnum():
+        while at and _joint(texts[at - 1], texts[at]) == " ":
             at -= 1  # a sentence the source wrapped (`...: the number of sizes` / `provided (1) must be ...`)
     if at == 0 and (best is None or _is_cause(best)):
         at = announced(lines) or stating_line([ln.text for ln in lines])
@@ -240,6 +240,12 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
     score, role = _score(best, SCORE_ERROR_LINE)
     return Candidate(lines[at], exc, stack.message, "line", attempt, score, role, _filled(best, exc, stack.message),
                      stack, trace, phase, anchor=lines[0].lineno + (-1 if at else 1))
+
+
+def _joint(before: str, line: str) -> str:
+    """How a follow-on line joins the line before it: a blank where it goes on with a sentence the source wrapped
+    (a plain lowercase word after a line that ends in a word), so a rule's words may span the break; else a newline."""
+    return " " if before[-1:].isalnum() and _WRAPPED.match(line) else "\n"
 
 
 def _filled(m: Any, exc: str | None, message: str) -> Any:

@@ -45,7 +45,7 @@ _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
 _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
 _QUOTE = Regex(r"> ?")
-_NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t)")
+_NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t| )")  # (a gutter of consecutive numbers: `12 | `, `12: `, `12 `)
 _NUMBER_B = Regex(_NUMBER.pattern.encode())
 _NUMBER_START = b" 0123456789"
 """What a numbered line can start with (`_NUMBER`): other lines skip the regex."""
