@@ -125,3 +125,15 @@ def test_error_formats_of_sycl_and_objective_c(raw: str, error: bool) -> None:
     from crashdoc.parse.lines import parse_line
 
     assert is_error_line(parse_line(1, raw)) is error
+
+
+def test_a_wrapper_quoting_an_error_no_rule_knows_is_the_root_cause() -> None:
+    core = "(EngineCore pid=43) ERROR 06-03 17:19:18 [core.py:1140] "
+    log = (f"{core}RuntimeError: Worker failed with error 'vllm.vllm_flash_attn requires the CUDA flash attention "
+           "extensions (_vllm_fa2_C or _vllm_fa3_C).', please check the stack trace above for the root cause\n"
+           "(Worker_TP0 pid=44) WARNING 06-03 17:19:18 [multiproc_executor.py:884] WorkerProc was terminated\n")
+    d = diagnose(log)
+    assert d.root_cause is not None and d.root_cause.lineno == 1 and d.root_cause.role == "unknown"
+    known = diagnose(log.replace("vllm.vllm_flash_attn requires the CUDA flash attention extensions (_vllm_fa2_C or "
+                                 "_vllm_fa3_C).", "CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert known.root_cause is not None and known.root_cause.rule == "cuda-out-of-memory"

@@ -67,7 +67,9 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     if r is not None:
         parts.append(text[r.end():])
     tried: list[tuple[str, bool]] = [(str(wrapped), True)] if wrapped else []
-    for raw, quoted in tried + [(p, False) for p in parts]:
+    stated = at >= 0 and _STATED.match(text, at + len(head)) is not None
+    unknown = False  # the wrapper states why (quoting it, or after `error:`) in words no rule knows
+    for i, (raw, quoted) in enumerate(tried + [(p, False) for p in parts]):
         part = raw.lstrip(" :,.;-\n").strip()
         if len(part) < 12:
             continue
@@ -80,11 +82,11 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
             # the wrapper's rule names the part of its own words that quotes the error (`failed with error
             # '<str(e)>'`): its type is lost, so a rule that names types may match it by its regex alone
             found = kb.classify(ANY_TYPE, msg, part)
+        unknown = unknown or (found is None and (quoted or (stated and i == len(tried))))
         if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
             continue
         if not is_cause or found.rule.priority >= match.rule.priority:
             return found
-    if at >= 0 and match.rule.role == "consequence" and _STATED.match(text, at + len(head)) is not None:
-        return None  # the wrapper goes on to state, in words no rule knows, why (`... terminated: exit status 2
-        # error:<its last error line>`): that is an error of its own, not only a consequence
-    return match
+    # a consequence that states why in words no rule knows (`Worker failed with error '<why>'`, `... terminated:
+    # exit status 2 error:<its last error line>`) is an error of its own, not only a consequence
+    return None if unknown and match is not None and match.rule.role == "consequence" else match
