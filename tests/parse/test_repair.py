@@ -68,6 +68,8 @@ CASES = [
                  "loader.py:88 in build", id="cut-after-the-last-frame-uses-the-raise"),
     pytest.param("".join(f"> {ln}\n" for ln in TB), 6, "ValueError", MSG, "loader.py:88 in build",
                  id="markdown-quoted"),
+    pytest.param("".join(f"\u258e {ln}\n" for ln in TB), 6, "ValueError", MSG, "loader.py:88 in build",
+                 id="quoted-with-a-rendered-quote-bar"),
     pytest.param("".join(f"{i:>3} | {ln}\n" for i, ln in enumerate(TB, 40)), 6, "ValueError", MSG,
                  "loader.py:88 in build", id="numbered-lines"),
     pytest.param("".join(f"> {i:>3} {ln}\n" for i, ln in enumerate(TB, 55)), 6, "ValueError", MSG,

@@ -1,9 +1,8 @@
 """Reconstruction of damaged text, on the scanner's hot lines before they are parsed.
 
 Logs reach crashdoc pasted, wrapped and re-encoded. Each repair names the damage it undoes:
-- a traceback flattened onto one line (a paste that lost its newlines, `Traceback (most recent call last):
-  File "...", line N, in f code File ...`): split at every `File "...", line N, in f`, and the exception off the
-  last code line;
+- a traceback flattened onto one line (a paste that lost its newlines, `Traceback (most recent call last): File
+  "...", line N, in f code File ...`): split at every `File "...", line N, in f`, the exception off the last code;
 - escaped newlines: a whole traceback inside one JSON string or one logged repr (`...\\n  File \\"...\\", line
   N ...\\nRuntimeError: ...`): one line per piece, each with the line's prefix; a JSON record's multi-line
   message: one record per line;
@@ -11,10 +10,10 @@ Logs reach crashdoc pasted, wrapped and re-encoded. Each repair names the damage
   least 80) followed by a fragment with no prefix of its own are joined when the join parses and the cut falls
   where a terminal's does (inside a word or token, or at a blank: equal lengths alone are no evidence, a log of
   fixed-width records has them everywhere);
-- Markdown quote markers (`> `) on two or more consecutive lines, Markdown list bullets (`* `) in front of log
-  lines that carry a prefix, and numbered lines (`12 | text`, `12: text`) numbered consecutively: the marker,
-  bullet or number is removed.
-A split line keeps its line number on every piece; a joined line keeps the first one's.
+- quote markers (Markdown's `> `, a rendered quote's bar) on two or more consecutive lines, Markdown list bullets
+  (`* `) in front of log lines that carry a prefix, and numbered lines (`12 | text`, `12: text`, `12 text`)
+  numbered consecutively: the marker, bullet or number is removed. A split line keeps its line number on every
+  piece; a joined line keeps the first one's.
 """
 
 from __future__ import annotations
@@ -44,7 +43,8 @@ _FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
 _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
 _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
-_QUOTE = Regex(r"> ?")
+_QUOTE = Regex(r"[>\u258e\u258c\u2503] ?")
+_BARS = tuple(c.encode() for c in "\u258e\u258c\u2503")
 _NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t| )")  # (a gutter of consecutive numbers: `12 | `, `12: `, `12 `)
 _NUMBER_B = Regex(_NUMBER.pattern.encode())
 _NUMBER_START = b" 0123456789"
@@ -242,7 +242,7 @@ class Repairer(Generic[P]):
     def _out(self, held: P, nxt: bytes | None) -> list[P]:
         data = held.data
         first = data[:1]
-        marked = first == b">" or data[:2] in (b"* ", b"- ") or (
+        marked = first == b">" or data[:2] in (b"* ", b"- ") or data[:3] in _BARS or (
             first in _NUMBER_START and _NUMBER_B.match(data) is not None)
         raw = self._unmark(_text(data), _text(nxt) if nxt is not None else None) if marked else None
         if not marked:
@@ -262,7 +262,7 @@ class Repairer(Generic[P]):
     def _unmark(self, raw: str, next_raw: str | None) -> str:
         """Quote markers and line numbers off a line, when its neighbours carry them too."""
         q = _QUOTE.match(raw)
-        quoted = q is not None and (self.quoted or (next_raw is not None and next_raw.startswith(">")))
+        quoted = q is not None and (self.quoted or (next_raw is not None and next_raw[:1] == raw[:1]))
         self.quoted = q is not None
         if quoted and q is not None:
             raw = raw[q.end():]
