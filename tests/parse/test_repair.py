@@ -106,6 +106,11 @@ UNTOUCHED = [
     pytest.param('  File "/a.py", line 1, in f\n> File "/b.py", line 2, in g\n    x()\n', id="loguru-frame-marker"),
     pytest.param("- name: vllm\n- port: 8000\n", id="a-yaml-list-is-no-markdown-list-of-log-lines"),
     pytest.param("3 requests waiting\n5 requests running\n", id="counts-that-do-not-follow-on-are-no-gutter"),
+    pytest.param("0 cuda:0 NVIDIA H100 80GB\n1 cuda:1 NVIDIA H100 80GB\n2 cuda:2 NVIDIA H100 80GB\n",
+                 id="an-index-column-outside-a-quote-is-no-gutter"),
+    pytest.param("0   libggml-base.dylib   0x000000010d4c1f48 ggml_print_backtrace + 276\n"
+                 "1   libggml-base.dylib   0x000000010d4c1d34 ggml_abort + 156\n", id="apple-backtrace-frame-numbers"),
+    pytest.param("\u2503 Metric \u2503 Value \u2503\n\u2503 tokens \u2503 12 \u2503\n", id="a-rich-table-border-is-no-quote"),
     # lines of one length (>= 80) followed by lines no terminal cut gives: an indented code line, a bracket
     # right after a non-blank (a log prefix), an exception line of its own
     pytest.param("".join(f"/srv/app/torch_{i}.py:83: FutureWarning: `ReduceOp` is deprecated, use ReduceOp.SUM {i:03d}\n"

@@ -229,9 +229,9 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
             best, at = m, i
     if at is None:  # the whole text's rule: the line its match starts on
         matched = (getattr(best, "matched_text", None) or "").strip()
-        head = matched.splitlines()[0] if matched else ""
+        head = matched.splitlines()[0][:24] if matched else ""  # (the start: a match may run over a wrapped break)
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
-        while at and _joint(texts[at - 1], texts[at]) == " ":
+        while at and not texts[at].startswith(head) and _joint(texts[at - 1], texts[at]) == " ":
             at -= 1  # a sentence the source wrapped (`...: the number of sizes` / `provided (1) must be ...`)
     if at == 0 and (best is None or _is_cause(best)):
         at = announced(lines) or stating_line([ln.text for ln in lines])

@@ -68,7 +68,7 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
         parts.append(text[r.end():])
     tried: list[tuple[str, bool]] = [(str(wrapped), True)] if wrapped else []
     stated = at >= 0 and _STATED.match(text, at + len(head)) is not None
-    unknown = False  # the wrapper states why (quoting it, or after `error:`) in words no rule knows
+    unknown = False  # the wrapper goes on to state why after `error:`, in words no rule knows
     for i, (raw, quoted) in enumerate(tried + [(p, False) for p in parts]):
         part = raw.lstrip(" :,.;-\n").strip()
         if len(part) < 12:
@@ -82,11 +82,12 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
             # the wrapper's rule names the part of its own words that quotes the error (`failed with error
             # '<str(e)>'`): its type is lost, so a rule that names types may match it by its regex alone
             found = kb.classify(ANY_TYPE, msg, part)
-        unknown = unknown or (found is None and (quoted or (stated and i == len(tried))))
+        unknown = unknown or (found is None and stated and i == len(tried))
         if found is None or found.rule.role != "cause" or found.rule is getattr(match, "rule", None):
             continue
         if not is_cause or found.rule.priority >= match.rule.priority:
             return found
-    # a consequence that states why in words no rule knows (`Worker failed with error '<why>'`, `... terminated:
-    # exit status 2 error:<its last error line>`) is an error of its own, not only a consequence
+    # a consequence that goes on to state why in words no rule knows (`... terminated: exit status 2 error:<its
+    # last error line>`) is an error of its own; one that only quotes an error (`Worker failed with error '<why>'`,
+    # whose worker printed it first) stays a consequence
     return None if unknown and match is not None and match.rule.role == "consequence" else match

@@ -159,12 +159,12 @@ def cut_crash(c: Candidate, last_seen: dict[str, int]) -> bool:
     failed even though the excerpt lost why (a stream that goes on printing, `Application startup complete`,
     did not)."""
     stack = c.stack if c.kind == "truncated" else None
-    # (an excerpt that starts inside the traceback: its first frame's line says how it was printed)
-    header = stack.header or (stack.frames[0].line if stack.frames else None) if stack is not None else None
+    header = stack.header if stack is not None else None
+    if stack is not None and header is None and stack.frames and stack.frames[-1].lineno == 0:
+        header = stack.frames[0].line  # an excerpt that starts inside the traceback and stops inside a frame's line
     if stack is None or header is None or header.level in ("INFO", "WARNING", "DEBUG", "TRACE"):
         return False
-    end = max([header.lineno, *(ln.lineno for f in stack.frames for ln in (f.line, f.code_line) if ln),
-               *(ln.lineno for ln in stack.lines)])  # (a frame line cut in the middle reads as its last line)
+    end = max([header.lineno, *(ln.lineno for f in stack.frames for ln in (f.line, f.code_line) if ln)])
     return last_seen.get(c.line.stream, 0) <= end
 
 

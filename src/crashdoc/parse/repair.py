@@ -43,8 +43,7 @@ _FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
 _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
 _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
-_QUOTE = Regex(r"[>\u258e\u258c\u2503] ?")
-_BARS = tuple(c.encode() for c in "\u258e\u258c\u2503")
+_QUOTE = Regex(r"[>\u258e\u258c] ?")
 _NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t| )")  # (a gutter of consecutive numbers: `12 | `, `12: `, `12 `)
 _NUMBER_B = Regex(_NUMBER.pattern.encode())
 _NUMBER_START = b" 0123456789"
@@ -242,7 +241,7 @@ class Repairer(Generic[P]):
     def _out(self, held: P, nxt: bytes | None) -> list[P]:
         data = held.data
         first = data[:1]
-        marked = first == b">" or data[:2] in (b"* ", b"- ") or data[:3] in _BARS or (
+        marked = first == b">" or data[:2] in (b"* ", b"- ") or data[:3] in (b"\xe2\x96\x8e", b"\xe2\x96\x8c") or (
             first in _NUMBER_START and _NUMBER_B.match(data) is not None)
         raw = self._unmark(_text(data), _text(nxt) if nxt is not None else None) if marked else None
         if not marked:
@@ -272,7 +271,7 @@ class Repairer(Generic[P]):
         if listed and _prefix_and_text(raw[2:])[2]:  # a Markdown list of log lines: `* E0530 12:00:00 ...`
             raw = raw[2:]
         n = _NUMBER.match(raw)
-        if n is None:
+        if n is None or (raw[n.end(1):n.end()] == " " and not quoted):  # `12 text` numbers lines only in a quote
             self.number = None
             return raw
         num = int(n.group(1))

@@ -150,7 +150,7 @@ class TracebackBuilder:
                 cur.frames[-1] = Frame(m.group("path"), int(m.group("line")), (m.group("func") or "").strip(), None, last.line)
                 return  # the rest of a frame's line that a terminal or a paste wrapped (below)
             if text.lstrip().startswith('File "') and '", line ' not in text and len(cur.frames) < MAX_FRAMES:
-                cur.frames.append(Frame(text.strip()[6:], 0, "", None, line))  # a frame's line cut inside its path
+                cur.frames.append(Frame(text.strip().removeprefix('File "'), 0, "", None, line))  # a frame's line cut inside its path
                 return
             code_shaped = cur.frames and cur.frames[-1].code is None and _STATEMENT.match(text.lstrip()) is not None
             if (_indent(text) > cur.margin or code_shaped) and not _shifted_exception(cur, text):
