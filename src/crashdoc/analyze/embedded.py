@@ -90,4 +90,4 @@ def embedded_cause(kb: Classifier, match: Any, text: str) -> Any:
     # a consequence that goes on to state why in words no rule knows (`... terminated: exit status 2 error:<its
     # last error line>`) is an error of its own; one that only quotes an error (`Worker failed with error '<why>'`,
     # whose worker printed it first) stays a consequence
-    return None if unknown and match is not None and match.rule.role == "consequence" else match
+    return None if unknown and match.rule.role == "consequence" else match  # (unknown: a head, so a match)

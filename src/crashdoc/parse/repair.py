@@ -43,7 +43,8 @@ _FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
 _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
 _TB = "Traceback (most recent call last):"
 _EXC_START = Regex(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
-_QUOTE = Regex(r"[>\u258e\u258c] ?")
+_BARS = tuple(c.encode() for c in "\u258e\u258c")  # the bar a rendered quote leaves in a copy (`▎ `, `▌ `)
+_QUOTE = Regex("[>" + b"".join(_BARS).decode() + "] ?")
 _NUMBER = Regex(r" {0,3}(\d{1,6})(?: ?[|:] |\t| )")  # (a gutter of consecutive numbers: `12 | `, `12: `, `12 `)
 _NUMBER_B = Regex(_NUMBER.pattern.encode())
 _NUMBER_START = b" 0123456789"
@@ -241,7 +242,7 @@ class Repairer(Generic[P]):
     def _out(self, held: P, nxt: bytes | None) -> list[P]:
         data = held.data
         first = data[:1]
-        marked = first == b">" or data[:2] in (b"* ", b"- ") or data[:3] in (b"\xe2\x96\x8e", b"\xe2\x96\x8c") or (
+        marked = first == b">" or data[:2] in (b"* ", b"- ") or data[:3] in _BARS or (
             first in _NUMBER_START and _NUMBER_B.match(data) is not None)
         raw = self._unmark(_text(data), _text(nxt) if nxt is not None else None) if marked else None
         if not marked:
