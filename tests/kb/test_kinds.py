@@ -55,5 +55,10 @@ def test_an_unknown_logic_error_is_an_engine_bug(tmp_path: Path) -> None:
 
 
 def test_another_unknown_error_stays_other(tmp_path: Path) -> None:
-    rc = _diagnose(tmp_path, TB.format(exc="RuntimeError: the frobnicator refused the widget"))
+    rc = _diagnose(tmp_path, TB.format(exc="acme_engine.FrobError: the frobnicator refused the widget"))
     assert rc["rule"] is None and rc["category"] == "other"
+
+
+def test_an_unknown_general_error_in_engine_code_is_an_engine_bug(tmp_path: Path) -> None:
+    rc = _diagnose(tmp_path, TB.format(exc="RuntimeError: the frobnicator refused the widget"))
+    assert rc["rule"] is None and rc["category"] == "engine_bug"
