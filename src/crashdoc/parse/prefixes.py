@@ -36,11 +36,10 @@ _TASK_LABEL = Regex(r"(?:(?: (?P<padded>\d{1,2})|(?P<task>\d{1,5})): |\[\d+,(?P<
 `--tag-output` (`[1,0]<stderr>:`), torchrun's `--tee` (`[default0]:`). The task is the line's outer stream, so
 the tracebacks of tasks printing at once are read apart. (srun pads the label to its widest: ` 0: `; a Rust
 backtrace frame is right-aligned in four columns: `   0: `, `  10: `, ` 100: `.)"""
-_COLUMN = Regex(r"\s*\| (?=\d{4}-\d\d-\d\d[T ]\d\d:)")
+_COLUMN = Regex(r"\s*\| (?=\[?\d{4}-\d\d-\d\d[T ]\d\d:)")
 _SEVERITY_TS = Regex(r"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) (?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z) ")
 """A cloud log viewer's export (`ERROR 2026-06-15T14:10:59.392125190Z <text>`): the collector's severity and time
-before each line. The severity is the stream's (a container's stderr is ERROR, whatever it prints), not the
-line's: it is dropped."""
+before each line. The severity is the stream's (stderr is ERROR, whatever it prints), not the line's: dropped."""
 _BUILDKIT = Regex(r"(?:#(?P<step>\d{1,4}) )?\d{1,5}\.\d{3} (?=\S| )|#(?P<failed>\d{1,4}) (?=ERROR: )")
 """Docker BuildKit's plain progress (`#11 0.886 <text>`: the step and its seconds; `#11 ERROR: ...` when the step
 failed), and its error summary's lines (`2.272 <text>`, after ` > [build 5/7] RUN ...`)."""
@@ -57,8 +56,7 @@ _PROC = Regex(
 )
 _STAGE = Regex(r"\[Stage-\d+\] ")
 _TORCH_RANK = Regex(r" ?\[rank(?P<rank>\d+)\]: ?")
-_VLLM_HEAD = r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d"
-"""How vLLM's logger header starts: its level and time."""
+_VLLM_HEAD = r"(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d"  # vLLM's header: level, time
 _VLLM = Regex(_VLLM_HEAD + r"(?:[.,]\d+)? (?:\[(?P<loc>[^\]\s]+)\]|(?P<loc2>[^\]\s]+:\d+)\]) ?")
 _BARE_LOC = Regex(r"\[(?P<loc>[\w./-]+\.py:\d+)\] ")
 _SGLANG = Regex(r"\[(?:\d{4}-)?(?:\d\d-\d\d )?\d\d:\d\d:\d\d(?P<tags>(?: [A-Z]{2}\d+)*)\] ")
@@ -69,9 +67,9 @@ _SLOG_LEVEL = Regex(r"\blevel=(?P<level>[A-Z]+)\b")
 _TS_LEVEL = Regex(r"(?:[A-Za-z_][\w.]{0,80} (?:\d{1,7} )?)?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?: {1,12}|: | - )")
 """After a timestamp, Python logging's `%(asctime)s [%(name)s] [%(process)d] %(levelname)-8s %(message)s` forms."""
 RANK_IN_NAME = Regex(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
+_CUT_FIELD = Regex(r'"(level|levelname|message|msg)": ?"((?:[^"\\]|\\.)*)')  # a cut JSON record's fields
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
-_LEVEL_SPACE = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")
-"""How a line that `_VLLM` or `_RAY_LOG` matches starts."""
+_LEVEL_SPACE = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")  # how `_VLLM`'s, `_RAY_LOG`'s lines start
 _LEVEL_COLON_LEADS = ("ERROR:", "WARNING:", "INFO:", "DEBUG:", "CRITICAL:")
 
 
@@ -138,7 +136,7 @@ def _outer(s: str, f: dict[str, Any]) -> str:
             s = s[m.end():]
             continue
         m = _match(_COLUMN, s, "| " in s)
-        if m:  # the same export's continuation rows: "  | <ts> | <line>"
+        if m:  # the same export's continuation rows: "  | <ts> | <line>"; a CI log view's gutter: "  | [<ts>] <line>"
             s = s[m.end():]
             continue
         m = _match(_KUBECTL_PREFIX, s, s.startswith("[pod/"))
@@ -177,9 +175,10 @@ def strip(s: str, f: dict[str, Any]) -> str:
 
 
 def _json_record(s: str, f: dict[str, Any]) -> str | None:
-    """A JSON log record written as a text line (`{"levelname": "ERROR", "message": ...}`): its message."""
+    """A JSON log record written as a text line (`{"levelname": "ERROR", "message": ...}`): its message; of a
+    record a paste cut short (no closing brace), its fields so far (a message cut inside an escape is kept raw)."""
     try:
-        rec = json.loads(s)
+        rec = json.loads(s) if s.endswith("}") else {m[1]: m[2].replace('\\"', '"') for m in _CUT_FIELD.finditer(s)}
     except ValueError:
         return None
     if not isinstance(rec, dict):
@@ -301,7 +300,7 @@ def inner(s: str, f: dict[str, Any]) -> str:
         m = _SLOG_LEVEL.search(s)
         if m:  # logfmt whose msg is not where the table's row expects it: the level still counts
             f.setdefault("level", "WARNING" if m.group("level") == "WARN" else m.group("level"))
-    if s.startswith("{") and s.endswith("}"):
+    if s.startswith("{"):
         msg = _json_record(s, f)
         if msg is not None:
             return msg
