@@ -146,19 +146,3 @@ def test_a_rule_match_over_a_wrapped_break_is_reported_where_it_starts() -> None
                  "desired GPU memory utilization (0.85, 103.38 GiB).\n")
     assert d.root_cause is not None and d.root_cause.lineno == 2
 
-
-ABORT = "terminate called after throwing an instance of 'c10::DistBackendError'\n"
-WATCHDOG = ("  what():  [PG 0 Rank 2] Process group watchdog thread terminated with exception: [Rank 2] Watchdog caught "
-            "collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE) ran for 600049 milliseconds before timing out.\n")
-
-
-def test_an_abort_is_the_consequence_its_what_line_states() -> None:
-    """`terminate called` only says that the next line says why: a watchdog's timeout there is what the abort was,
-    and alone it is a collective hang; an abort with no reason stays an abort; a cause in `what():` is the cause."""
-    d = diagnose("INFO starting\n" + ABORT + WATCHDOG + "Aborted (core dumped)\n")
-    assert d.root_cause is not None and d.root_cause.lineno == 3
-    assert (d.root_cause.rule, d.root_cause.category) == ("nccl-watchdog-timeout", "nccl_distributed")
-    d = diagnose("INFO starting\n" + ABORT.replace("c10::DistBackendError", "std::runtime_error"))
-    assert d.root_cause is not None and (d.root_cause.rule, d.root_cause.lineno) == ("process-aborted", 2)
-    d = diagnose("INFO starting\n" + ABORT + "  what():  CUDA error: an illegal memory access was encountered\n")
-    assert d.root_cause is not None and d.root_cause.category == "engine_bug" and d.root_cause.role == "cause"

@@ -73,8 +73,9 @@ CASES = [
     # a CI log view's gutter before its bracketed time (Buildkite's copied log); a table's bar before other text stays
     ("  | [2025-07-11T20:13:34Z] KeyError: 'enable_server_load_tracking'", "KeyError: 'enable_server_load_tracking'"),
     ("  | [note] text", "| [note] text"),
-    ('{"level":"ERROR","msg":"CUDA error 3 at \\"ggml-cuda.cu\\": initialization err', 'CUDA error 3 at "ggml-cuda.cu": initialization err'),
-    ('{"a": 1, "b"', '{"a": 1, "b"'),  # a cut record with no message: the line as it is
+    # a JSON record a paste cut short: the whole line stays its text (an `error` field after `msg` is read too)
+    ('{"level":"error","msg":"failed to load model","error":"CUDA error: out of memory","caller":"x.go:88","stack',
+     '{"level":"error","msg":"failed to load model","error":"CUDA error: out of memory","caller":"x.go:88","stack'),
     ("plain text stays", "plain text stays"),
 ]
 
@@ -142,9 +143,10 @@ def test_last_component() -> None:
     ("2023-08-25 10:45:21,197 WARNING worker.py:2037 -- A worker died", "WARNING"),
     ('time=2024-07-04T22:08:23.991+08:00 level=ERROR source=server.go:1 msg="llama runner terminated"', "ERROR"),
     ('{"levelname": "ERROR", "message": "boom"}', "ERROR"),
-    # a JSON record a paste cut short (no closing brace): its fields so far
+    # a JSON record a paste cut short (no closing brace): its first level field (not one nested further on)
     ('{"timestamp":1699689763,"level":"WARNING","function":"server_params_parse","message":"Not compiled with GPU o',
      "WARNING"),
+    ('{"level":"info","msg":"ok","extra":{"level":"error"', "INFO"),
     # a launcher's logger relogging its vLLM server's lines: the server's own header gives the level
     ("2025-08-13 04:39:39,837 - __main__ - INFO - ERROR 08-13 04:39:39 engine.py:400] CUDA error: x", "ERROR"),
     ("2025-08-13 04:39:39,318 - __main__ - ERROR - INFO 08-13 04:39:39 cuda.py:229] Using backend.", "INFO"),

@@ -227,8 +227,6 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
             continue  # `terminate called after throwing ...`: the line it announces says why
         if _is_cause(m) and (not _is_cause(best) or m.rule.priority > best.rule.priority):
             best, at = m, i
-    if not _is_cause(best) and len(per) > 1 and per[1] is not None and announces(texts[0]):
-        best, at = per[1], 1  # `terminate called ...`, no cause: what the line it announces says (a watchdog's timeout)
     if at is None:  # the whole text's rule: the line its match starts on
         matched = (getattr(best, "matched_text", None) or "").strip()
         head = matched.splitlines()[0][:24] if matched else ""  # (the start: a match may run over a wrapped break)

@@ -67,7 +67,7 @@ _SLOG_LEVEL = Regex(r"\blevel=(?P<level>[A-Z]+)\b")
 _TS_LEVEL = Regex(r"(?:[A-Za-z_][\w.]{0,80} (?:\d{1,7} )?)?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)(?: {1,12}|: | - )")
 """After a timestamp, Python logging's `%(asctime)s [%(name)s] [%(process)d] %(levelname)-8s %(message)s` forms."""
 RANK_IN_NAME = Regex(r"(?:_TP|_PP|TP|Worker-|rank)(?P<rank>\d+)")
-_CUT_FIELD = Regex(r'"(level|levelname|message|msg)": ?"((?:[^"\\]|\\.)*)')  # a cut JSON record's fields
+_CUT_LEVEL = Regex(r'"(?:level|levelname)": ?"(\w+)"')  # the first level field of a JSON record cut short
 _LEVEL_WORDS = frozenset({"INFO", "ERROR", "WARN", "WARNING", "DEBUG", "TRACE", "CRITICAL", "FATAL"})
 _LEVEL_SPACE = ("DEBUG ", "INFO ", "WARNING ", "WARN ", "ERROR ", "CRITICAL ")  # how `_VLLM`'s, `_RAY_LOG`'s lines start
 _LEVEL_COLON_LEADS = ("ERROR:", "WARNING:", "INFO:", "DEBUG:", "CRITICAL:")
@@ -176,9 +176,9 @@ def strip(s: str, f: dict[str, Any]) -> str:
 
 def _json_record(s: str, f: dict[str, Any]) -> str | None:
     """A JSON log record written as a text line (`{"levelname": "ERROR", "message": ...}`): its message; of a
-    record a paste cut short (no closing brace), its fields so far (a message cut inside an escape is kept raw)."""
+    record a paste cut short (no closing brace), the whole line (every field a rule may read) at its first level."""
     try:
-        rec = json.loads(s) if s.endswith("}") else {m[1]: m[2].replace('\\"', '"') for m in _CUT_FIELD.finditer(s)}
+        rec = json.loads(s) if s.endswith("}") else {"level": (m := _CUT_LEVEL.search(s)) and m[1], "message": s}
     except ValueError:
         return None
     if not isinstance(rec, dict):
