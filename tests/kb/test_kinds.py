@@ -62,3 +62,10 @@ def test_another_unknown_error_stays_other(tmp_path: Path) -> None:
 def test_an_unknown_general_error_in_engine_code_is_an_engine_bug(tmp_path: Path) -> None:
     rc = _diagnose(tmp_path, TB.format(exc="RuntimeError: the frobnicator refused the widget"))
     assert rc["rule"] is None and rc["category"] == "engine_bug"
+
+
+def test_a_request_the_engine_refused_stays_other(tmp_path: Path) -> None:
+    """A validation error addressed to the client is no engine bug: the engine answered that request and went on."""
+    rc = _diagnose(tmp_path, TB.format(exc="ValueError: This model's maximum context length is 4096 tokens. However, "
+                                            "your request has 5000 input tokens. Please reduce the length of the input."))
+    assert rc["rule"] is None and rc["category"] == "other" and rc["fix"]["text"].startswith("No rule knows this error")

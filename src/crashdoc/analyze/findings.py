@@ -82,7 +82,7 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         explanation = (f"No rule knows this error, but {known.project}'s own source raises it ({known.file}:{known.line}:"
                        f" \"{known.template[:160]}\"), and crashdoc's message inventory labels that message "
                        f"{known.category}.")
-    elif (kind := _kind(c)) is not None:
+    elif (kind := _kind(c)) is not None and kind.category != "other":  # (an "other" row keeps it unknown)
         from crashdoc.kb.inventory import category_advice
 
         fix, category, rule = Fix(category_advice(kind.category)), kind.category, None
