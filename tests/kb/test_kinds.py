@@ -69,3 +69,12 @@ def test_a_request_the_engine_refused_stays_other(tmp_path: Path) -> None:
     rc = _diagnose(tmp_path, TB.format(exc="ValueError: This model's maximum context length is 4096 tokens. However, "
                                             "your request has 5000 input tokens. Please reduce the length of the input."))
     assert rc["rule"] is None and rc["category"] == "other" and rc["fix"]["text"].startswith("No rule knows this error")
+
+
+@pytest.mark.parametrize(("path", "category"), [("sglang/srt/mem_cache/radix_cache.py", "engine_bug"),
+                                                ("myapp/serve.py", "other")])
+def test_a_relative_path_of_a_source_checkout_is_engine_code(tmp_path: Path, path: str, category: str) -> None:
+    """`File "sglang/srt/..."` (the engine run from its checkout's parent) is the engine's code; the user's own is not."""
+    tb = TB.replace("/opt/venv/lib/python3.12/site-packages/acme_engine/runner.py", path)
+    rc = _diagnose(tmp_path, tb.format(exc="AssertionError: parent does not have child key, ()"))
+    assert rc["rule"] is None and rc["category"] == category

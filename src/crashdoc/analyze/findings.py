@@ -124,7 +124,8 @@ def _kind(c: Candidate) -> Kind | None:
     """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
     raised = c.stack.frames[-1].path if c.stack is not None and c.stack.frames else None
     # NOTE: a path its poster elided (`.../managers/scheduler.py`) says nothing of whose code it is
-    if raised is not None and not raised.startswith("...") and not any(d in raised for d in ("-packages/", *_ENGINE_DIRS)):
+    # (a path relative to a source checkout's parent, `sglang/srt/x.py`, is the engine's as much as `/sglang/`)
+    if raised is not None and not raised.startswith("...") and not any(d in "/" + raised for d in ("-packages/", *_ENGINE_DIRS)):
         return None  # raised in the user's own program, not in an engine or a library
     text = _unknown_text(c)
     return kind_of(text) if text is not None else None
