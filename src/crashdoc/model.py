@@ -114,6 +114,17 @@ class Finding:
     confidence_reason: str = ""
     """Why, in one line."""
 
+    @property
+    def headline(self) -> str:
+        """The one line a report shows for it: the exception and its message's first line, or the line of a
+        several-line error the analysis reported (`what():` after `terminate called ...`); the line itself when
+        it holds a carriage return (the message is what a terminal showed after the last one)."""
+        if "\r" in self.line.rstrip("\r"):
+            return self.line
+        msg = f"{self.exception}: {self.message}" if self.exception else self.message
+        lines = (msg or self.line).splitlines() or [""]
+        return next((t.strip() for t in lines[1:] if len(t.strip()) > 8 and t.strip() in self.line), lines[0])
+
 
 @dataclass(frozen=True)
 class Attempt:

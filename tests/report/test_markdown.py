@@ -132,3 +132,16 @@ def test_code_and_fence_choose_a_longer_backtick_run() -> None:
     assert code("a|b", table=True) == "`a\\|b`"
     assert fence(["x ```` y"]).startswith("`````text\n")
     assert fence(["bidi \u202eevil zero\u200bwidth \x1b[31mred"]) == "```text\nbidi evil zerowidth red\n```"
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown"])
+def test_the_headline_is_the_reported_line_of_a_several_line_error(fmt: str) -> None:
+    """A C++ abort prints `terminate called after throwing ...` then `what(): <why>`: the reports' headline shows
+    the line the analysis reported (the `what():` line), not the announcing first line (a real TensorRT-LLM log)."""
+    log = ROOT / "tests" / "corpus_fortyfourth" / "cases" / "trtllm-trtllm-1586.log"
+    r = run_cli("diagnose", str(log), "--format", fmt)
+    assert r.status == 0, r.stderr
+    head = next(ln for ln in (r.stdout.splitlines()[1:] if fmt == "terminal" else r.stdout.splitlines())
+                if fmt == "markdown" and ln.startswith("**Root cause**") or fmt == "terminal" and ln.startswith("  "))
+    assert "TllmXqaJit runtime error" in head, head
+    assert "terminate called" not in head, head

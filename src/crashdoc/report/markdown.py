@@ -175,13 +175,6 @@ def _table(rows: list[tuple[str, str]]) -> str:
     return "| | |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in rows) + "\n"
 
 
-def _headline(f: Finding) -> str:
-    if "\r" in f.line.rstrip("\r"):  # the message is what a terminal showed after the last \r; the line hides nothing
-        return f.line
-    msg = f"{f.exception}: {f.message}" if f.exception else f.message
-    return (msg or f.line).splitlines()[0] if (msg or f.line) else ""
-
-
 class MarkdownRenderer(Renderer):
     """GitHub-flavoured Markdown that reads the same raw and rendered."""
 
@@ -199,7 +192,7 @@ class MarkdownRenderer(Renderer):
             w("**No root cause in this input**: only wrapper or consequence errors (below).\n\n" if diag.findings
               else "**No error found in this input.**\n\n")
         else:
-            w(f"**Root cause** ({code(rc.category)}): {prose(_headline(rc), limit=600)}\n\n")
+            w(f"**Root cause** ({code(rc.category)}): {prose(rc.headline, limit=600)}\n\n")
             if rc.line:
                 w(f"The key line, as in the input:\n\n{fence([rc.line])}\n\n")
             if rc.confirmation:
@@ -229,7 +222,7 @@ class MarkdownRenderer(Renderer):
             for f in others[:10]:
                 tag = "consequence" if f.role == "consequence" else f.category
                 at = f"input line {f.lineno}" if f.lineno else "environment"
-                w(f"- {at} ({code(tag)}): {code(clean(_headline(f), 300))}\n")
+                w(f"- {at} ({code(tag)}): {code(clean(f.headline, 300))}\n")
             if len(others) > 10:
                 w(f"- and {len(others) - 10} more (`--format json` lists them all)\n")
             w("\n")

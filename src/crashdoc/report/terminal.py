@@ -92,8 +92,7 @@ class TerminalRenderer(Renderer):
             if rc.confirmation:
                 head.append(f"  {safe(rc.confirmation, 200)}", style="green")
             con.print(head)
-            msg = f"{rc.exception}: {rc.message}" if rc.exception else rc.message
-            con.print(Text("  " + safe(msg.splitlines()[0] if msg else rc.line, 600), style="bold"))
+            con.print(Text("  " + safe(rc.headline, 600), style="bold"))
             for i, w in enumerate(_where(rc, len(diag.attempts))):
                 con.print(label("Where" if i == 0 else ""), Text(safe(w, 300)))
             con.print(label("Confidence"), Text(f"{rc.confidence}: {safe(rc.confidence_reason, 300)}"))
@@ -120,9 +119,8 @@ class TerminalRenderer(Renderer):
         if others:
             con.print(Text("Other findings", style="bold"))
             for f in others:
-                msg = f"{f.exception}: {f.message}" if f.exception else f.message
                 tag = "consequence" if f.role == "consequence" else f.category
-                con.print(Text(f"  line {f.lineno} [{tag}] " + safe((msg or f.line).splitlines()[0] if (msg or f.line) else "", 160)))
+                con.print(Text(f"  line {f.lineno} [{tag}] " + safe(f.headline, 160)))
         for s in diag.skipped:
             con.print(Text(f"Not checked: {safe(s.what, 80)}: {safe(s.reason, 300)}", style="yellow"))
 
