@@ -125,8 +125,8 @@ def from_stack(kb: Classifier, trace: Trace, stack: Stack, position: int, attemp
             if head and head in ln.text:
                 line = ln if ln is not first else line  # a count-only first line yields to the stating one
                 break
-    if line is first:  # a message that says where its cause is (NCCL's `Last error:` then the failed check)
-        line = next((b for a, b in zip(stack.lines, stack.lines[1:]) if b.text.strip() and announces(a.text)), line)
+    if line is first:  # NCCL's message goes on to its failed check after `Last error:` (its own words for it)
+        line = next((b for a, b in zip(stack.lines, stack.lines[1:]) if b.text.strip() and a.text.rstrip().endswith("Last error:")), line)
     return Candidate(line, stack.exc_type, stack.message, "traceback", attempt, score, role, match, stack, trace, phase)
 
 
@@ -208,9 +208,8 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
     The best cause wins: a rule on the whole text, else one on a single line (a follow-on line's own
     `Type: message`), the higher priority first. Without a cause the first line's own verdict stands (a
     follow-on consequence does not turn an unknown error into a wrapper). The line reported is the one the
-    winning rule matched when that is not the first line (the earliest it matches alone: `allocation ... failed`
-    before the `failed to allocate ... buffer` its first pattern found in the whole text), else the line the
-    incident says holds the cause (after `Last error:`, a `what():` ...), else the first line: a burst starts
+    winning rule matched when that is not the first line (a rule lists its most direct wording first: Metal's
+    `Insufficient Memory` before ggml's `command buffer failed`), else the line the incident says holds the cause (after `Last error:`, a `what():` ...), else the first line: a burst starts
     with its cause (measured: pointing at the first line that names an operation instead moved it to the
     consequence in every burst it changed)."""
     assert stack.header is not None
@@ -234,7 +233,6 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
         at = next((i for i, t in enumerate(texts) if head and head in t), 0)
         while at and not texts[at].startswith(head) and _joint(texts[at - 1], texts[at]) == " ":
             at -= 1  # a sentence the source wrapped (`...: the number of sizes` / `provided (1) must be ...`)
-        at = next((i for i, m in enumerate(per[:at]) if m is not None and m.rule is best.rule), at)
     if at == 0 and (best is None or _is_cause(best)):
         at = announced(lines) or stating_line([ln.text for ln in lines])
     elif at and per[0] is None and exc is not None and names_same_object(msg, texts[at], True):

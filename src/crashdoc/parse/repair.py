@@ -33,11 +33,9 @@ from crashdoc.parse.prefixes import strip
 from crashdoc.parse.text import clean
 from crashdoc.regex import Regex
 
-WRAP_MIN = 80
-"""Shortest line length taken for a hard wrap."""
-WRAP_SEEN = 3
-"""Lines of one length (among the last WRAP_WINDOW) that make it a wrap width."""
-WRAP_WINDOW = 64
+WRAP_MIN, WRAP_SEEN, WRAP_WINDOW = 80, 3, 64
+"""Shortest line length taken for a hard wrap; distinct lines of one length (among the last WRAP_WINDOW) that
+make it a wrap width."""
 
 _FRAME = Regex(r'File "[^"]*", line \d+, in [^\s"]+')
 _FRAME_LINE = Regex(r'\s*(?:> )?File "[^"]*", line \d+')
@@ -158,13 +156,11 @@ def _split_record(rec: dict[str, Any]) -> list[str] | None:
 
 
 class _Held(Generic[P]):
-    """A piece held back (a plain class: a start defines no dataclass for it)."""
+    """A piece held back, the length of its last physical line (a joined line's last piece) and its number."""
     __slots__ = ("piece", "last_len", "last_lineno")
 
     def __init__(self, piece: P, last_len: int, last_lineno: int) -> None:
-        self.piece = piece
-        self.last_len = last_len  # the length of its last physical line (a joined line's last piece)
-        self.last_lineno = last_lineno
+        self.piece, self.last_len, self.last_lineno = piece, last_len, last_lineno
 
 
 class Repairer(Generic[P]):
@@ -176,6 +172,7 @@ class Repairer(Generic[P]):
     def __init__(self) -> None:
         self.buf: deque[_Held[P]] = deque()
         self.widths: dict[int, int] = {}
+        self.seen: dict[int, int] = {}  # the hash of the last line of each length
         self.window: deque[int] = deque()
         self.quoted = False
         self.bullet = False
@@ -189,9 +186,11 @@ class Repairer(Generic[P]):
         """One line; the lines it completes (no generator: this runs once per hot line)."""
         data = line.data
         n = len(data) if data.isascii() else len(_text(data))  # columns, as a terminal counts them
-        widths, window = self.widths, self.window
-        window.append(n)
-        widths[n] = widths.get(n, 0) + 1
+        widths, window, seen = self.widths, self.window, self.seen
+        key = -1 if seen.get(n) == hash(data) else n  # a line repeated verbatim is no evidence of a wrap width
+        seen[n] = hash(data)
+        window.append(key)
+        widths[key] = widths.get(key, 0) + 1
         if len(window) > WRAP_WINDOW:
             widths[window.popleft()] -= 1
         buf = self.buf
