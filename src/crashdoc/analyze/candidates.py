@@ -209,9 +209,9 @@ def from_incident(kb: Classifier, trace: Trace, stack: Stack, attempt: int, phas
     `Type: message`), the higher priority first. Without a cause the first line's own verdict stands (a
     follow-on consequence does not turn an unknown error into a wrapper). The line reported is the one the
     winning rule matched when that is not the first line (a rule lists its most direct wording first: Metal's
-    `Insufficient Memory` before ggml's `command buffer failed`), else the line the incident says holds the cause (after `Last error:`, a `what():` ...), else the first line: a burst starts
-    with its cause (measured: pointing at the first line that names an operation instead moved it to the
-    consequence in every burst it changed)."""
+    `Insufficient Memory` before ggml's `command buffer failed`), else the line the incident says holds the cause
+    (after `Last error:`, a `what():` ...), else the first line: a burst starts with its cause (measured: pointing
+    at the first line that names an operation instead moved it to the consequence in every burst it changed)."""
     assert stack.header is not None
     lines = [stack.header, *stack.lines]
     texts = [ln.text.strip() for ln in lines]

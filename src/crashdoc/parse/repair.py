@@ -187,8 +187,9 @@ class Repairer(Generic[P]):
         data = line.data
         n = len(data) if data.isascii() else len(_text(data))  # columns, as a terminal counts them
         widths, window, seen = self.widths, self.window, self.seen
-        key = -1 if seen.get(n) == hash(data) else n  # a line repeated verbatim is no evidence of a wrap width
-        seen[n] = hash(data)
+        h = hash(data)
+        key = -1 if seen.get(n) == h else n  # a line repeated verbatim is no evidence of a wrap width
+        seen[n] = h
         window.append(key)
         widths[key] = widths.get(key, 0) + 1
         if len(window) > WRAP_WINDOW:
