@@ -61,3 +61,19 @@ def test_every_explanation_renders_without_captures() -> None:
     for rule in KnowledgeBase.load().rules:
         text = RuleMatch(rule, {}, None, None, None).explanation
         assert re.search(r"\{[a-z_][a-z0-9_]*\}", text) is None, rule.id
+
+
+def test_a_rule_of_category_other_takes_the_kind_of_what_it_carries() -> None:
+    """An uncaught C++ exception's `what():` is known by its shape only (rule cpp-exception-what, category other):
+    a failed check of the library's own names the category (engine_bug), as for an error no rule knows."""
+    d = diagnose(
+        "terminate called after throwing an instance of 'tvm::runtime::InternalError'\n"
+        "  what():  [02:38:42] /workspace/tvm/src/runtime/object.cc:110: InternalError: Check failed: "
+        "type_table_[allocated_tindex].allocated_slots == 0U (3 vs. 0) : Conflicting static index 12\n"
+    )
+    assert d.root_cause is not None and d.root_cause.rule == "cpp-exception-what"
+    assert d.root_cause.category == "engine_bug" and "engine_bug is the likeliest" in d.root_cause.explanation
+    assert d.root_cause.confidence == "medium"  # the rule knew the shape; the category is a guess from the kind
+    plain = diagnose("terminate called after throwing an instance of 'std::runtime_error'\n"
+                     "  what():  unable to open the model directory\n")
+    assert plain.root_cause is not None and plain.root_cause.category == "other"  # a kind that names nothing

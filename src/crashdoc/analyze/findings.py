@@ -72,9 +72,15 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     c, m = g.first, g.first.match
     frame = engine_frame(c.stack.frames) if c.stack is not None and c.stack.frames else None
     procs, ranks, streams = sorted(g.processes), sorted(g.ranks), g.streams
+    carried = None
     if m is not None:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
         category, rule, explanation = m.category, m.rule.id, m.explanation
+        if category == "other" and m.rule.role == "cause" and (carried := _carried_kind(c, m.matched_text)) is not None:
+            # a rule that knows the error's shape but not its class (an uncaught C++ exception's `what():`): the
+            # kind of what the error says names the category, as for an error no rule knows
+            category = carried.category
+            explanation = f"{explanation} What it says is {carried.why}: {carried.category} is the likeliest category."
     elif (known := _known_message(c)) is not None:
         from crashdoc.kb.inventory import category_advice
 
@@ -94,6 +100,8 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         attempt=attempt_no or c.attempt, host=c.line.host, unit=c.line.unit, phase=c.phase,
     )
     confidence, reason = _confidence(c)
+    if carried is not None:
+        confidence, reason = "medium", f"{reason}; the category is the kind of its message, a guess"
     return Finding(
         confidence=confidence, confidence_reason=reason,
         line=c.line.raw, lineno=c.line.lineno, exception=c.exception, message=c.message.strip()[:4000],
@@ -129,6 +137,14 @@ def _kind(c: Candidate) -> Kind | None:
         return None  # raised in the user's own program, not in an engine or a library
     text = _unknown_text(c)
     return kind_of(text) if text is not None else None
+
+
+def _carried_kind(c: Candidate, matched: str | None) -> Kind | None:
+    """The kind of what a rule of category other matched (kb/kinds.py: the `what():` line of an uncaught C++
+    exception, not the `terminate called ...` before it), when that kind names a category."""
+    text = matched or (f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
+    kind = kind_of(text.split("\n")[0][:2000])
+    return kind if kind is not None and kind.category != "other" else None
 
 
 def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:
