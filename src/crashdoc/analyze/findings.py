@@ -165,7 +165,11 @@ def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:
 
 def logged_hint(c: Candidate) -> bool:
     """A rule hit on a line the program logged as information or a warning (and the rule does not say it is a
-    cause at any level): it explains a failure when nothing better does, it is no failure by itself."""
+    cause at any level): it explains a failure when nothing better does, it is no failure by itself.
+
+    NOTE: the logger's level only (`line.level`), not a Python warning's (parse/errors.line_level): a warning a
+    rule knows as a cause ranks below the exception that ended the process, but where the excerpt holds nothing
+    else it is the failure (torch's CUDA initialization warning, then silence)."""
     return (c.match is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG")
             and not getattr(c.match.rule, "any_level", False))
 
