@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol, cast
 
 from crashdoc.analyze.embedded import embedded_cause
 from crashdoc.kb.fill import format_command
-from crashdoc.parse.errors import bare_exception, is_error_line, line_level
+from crashdoc.parse.errors import bare_exception, is_error_line
 from crashdoc.parse.exceptions import is_exception_name, stating_line
 from crashdoc.parse.incidents import announced, announces
 from crashdoc.parse.lines import LogLine
@@ -302,7 +302,7 @@ def from_line(kb: Classifier, line: LogLine, attempt: int, hot_rule: bool, phase
     score, role = _score(match, SCORE_ERROR_LINE)
     if not is_error:
         score -= WARNING_PENALTY  # the same rule on a warning and on an error: the error line is the evidence
-        if line_level(line) in ("INFO", "WARNING") and match is not None and not getattr(match.rule, "any_level", False):
+        if line.level in ("INFO", "WARNING") and match is not None and not getattr(match.rule, "any_level", False):
             # the engine itself said this is not an error: it explains the crash only when nothing else does
             score = min(score, SCORE_LOGGED_HINT)
     return Candidate(line, exc, msg, "line", attempt, score, role, match, phase=phase)

@@ -76,9 +76,11 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
     if m is not None:
         fix = Fix(text=m.fix_text or "", command=m.fix_command)
         category, rule, explanation = m.category, m.rule.id, m.explanation
-        if category == "other" and m.rule.role == "cause" and (carried := _carried_kind(c, m.matched_text)) is not None:
-            # a rule that knows the error's shape but not its class (an uncaught C++ exception's `what():`): the
-            # kind of what the error says names the category, as for an error no rule knows
+        if (category == "other" and m.rule.role == "cause" and m.matched_text
+                and (carried := _kind(c, m.matched_text)) is not None and carried.category != "other"):
+            # a rule that knows the error's shape but not its class (an uncaught C++ exception's `what():` line,
+            # not the `terminate called ...` before it): the kind of what it matched names the category, as for an
+            # error no rule knows
             category = carried.category
             explanation = f"{explanation} What it says is {carried.why}: {carried.category} is the likeliest category."
     elif (known := _known_message(c)) is not None:
@@ -100,8 +102,8 @@ def to_finding(g: Group, attempt_no: int | None = None) -> Finding:
         attempt=attempt_no or c.attempt, host=c.line.host, unit=c.line.unit, phase=c.phase,
     )
     confidence, reason = _confidence(c)
-    if carried is not None:
-        confidence, reason = "medium", f"{reason}; the category is the kind of its message, a guess"
+    if carried is not None:  # a guessed category: never more sure than medium
+        confidence, reason = ("low" if confidence == "low" else "medium"), f"{reason}; the category is the kind of its message, a guess"
     return Finding(
         confidence=confidence, confidence_reason=reason,
         line=c.line.raw, lineno=c.line.lineno, exception=c.exception, message=c.message.strip()[:4000],
@@ -115,7 +117,10 @@ def _unknown_text(c: Candidate) -> str | None:
     """The first line of an error no rule knows (a traceback's exception or an error line), else None."""
     if c.role != "unknown" or c.kind == "truncated":
         return None
-    text = f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text)
+    return _first_line(f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
+
+
+def _first_line(text: str) -> str:
     return text.split("\n")[0][:2000]
 
 
@@ -128,23 +133,16 @@ def _known_message(c: Candidate) -> Known | None:
     return lookup(text)
 
 
-def _kind(c: Candidate) -> Kind | None:
-    """The kind of an error no rule and no inventory message knows (kb/kinds.py)."""
+def _kind(c: Candidate, text: str | None = None) -> Kind | None:
+    """The kind of an error no rule and no inventory message knows (kb/kinds.py), or of `text`, what a rule that
+    knows only the error's shape matched."""
     raised = c.stack.frames[-1].path if c.stack is not None and c.stack.frames else None
     # NOTE: a path its poster elided (`.../managers/scheduler.py`) says nothing of whose code it is
     # (a path relative to a source checkout's parent, `sglang/srt/x.py`, is the engine's as much as `/sglang/`)
     if raised is not None and not raised.startswith("...") and not any(d in "/" + raised for d in ("-packages/", *_ENGINE_DIRS)):
         return None  # raised in the user's own program, not in an engine or a library
-    text = _unknown_text(c)
+    text = _unknown_text(c) if text is None else _first_line(text)
     return kind_of(text) if text is not None else None
-
-
-def _carried_kind(c: Candidate, matched: str | None) -> Kind | None:
-    """The kind of what a rule of category other matched (kb/kinds.py: the `what():` line of an uncaught C++
-    exception, not the `terminate called ...` before it), when that kind names a category."""
-    text = matched or (f"{c.exception}: {c.message}" if c.exception else (c.message or c.line.text))
-    kind = kind_of(text.split("\n")[0][:2000])
-    return kind if kind is not None and kind.category != "other" else None
 
 
 def lone_consequence(ranked: dict[int, list[Group]]) -> Finding | None:

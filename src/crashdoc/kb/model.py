@@ -57,7 +57,7 @@ class Lookup:
         return dict(self.table).get(key) if key is not None else None
 
 
-_PLACEHOLDER = Regex(r"\{([a-z_][a-z0-9_]*)\}")
+_PLACEHOLDER = Regex(r"(?<!\$)\{([a-z_][a-z0-9_]*)\}")
 """A rule text's placeholder for a capture."""
 
 
@@ -212,9 +212,10 @@ class RuleMatch:
     @property
     def explanation(self) -> str:
         """The rule's explanation, or its override's, its `{name}` placeholders filled from the captures as the fix
-        text's are (`<name>` for one the match did not capture); other braces are left as they are."""
+        text's are (`<name>` for one the match did not capture); other braces, and a shell's `${name}`, are left as
+        they are."""
         text = self.override.explanation if self.override is not None and self.override.explanation else self.rule.explanation
-        return _PLACEHOLDER.sub(lambda m: self.captures.get(m[1]) or f"<{m[1]}>", text) if "{" in text else text
+        return _PLACEHOLDER.sub(lambda m: _Missing(self.captures)[m[1]], text) if "{" in text else text
 
 
 ANY_TYPE = "*"

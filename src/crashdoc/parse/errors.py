@@ -27,15 +27,6 @@ def bare_exception(text: str) -> tuple[str | None, str]:
     return exc, msg
 
 
-def line_level(line: LogLine) -> str | None:
-    """The level a line states: its logger header's, else a quiet line row's (a Python warning, `<file>.py:<n>:
-    UserWarning: ...`, is a warning whatever its words say); None when it states none."""
-    if line.level is not None or "Warning: " not in line.text:
-        return line.level
-    fmt = line_format(line.text.strip())
-    return fmt.level if fmt is not None and fmt.level in QUIET_LEVELS else None
-
-
 def is_error_line(line: LogLine) -> bool:
     """True for a line outside a traceback that reports an error by itself."""
     if line.text.startswith(("  ", "\t")) or _CARETS.match(line.text):
@@ -50,7 +41,7 @@ def is_error_line(line: LogLine) -> bool:
         return False  # an ERROR record without text (a JSON log whose message is empty or not a string)
     if line.level in ERROR_LEVELS:
         return True
-    if line_level(line) in QUIET_LEVELS:
+    if line.level in QUIET_LEVELS:
         return False
     text = line.text.strip()
     if bare_exception(text)[0] is not None:  # (first: cached, and cheaper than the table's rows)
