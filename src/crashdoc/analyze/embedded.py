@@ -18,9 +18,10 @@ _EMBEDDED = Regex(r"(?:^|[:\s'\"(])((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*(?:Error|Exce
 a wrapper's `{e!r}`)."""
 _REPR = Regex(r"((?:[A-Za-z_]\w*\.){0,4}[A-Z]\w*)\((['\"])([^\n]*?)(?:\2\)|$)")
 """An exception's repr at the start of a part: its name, the quote, the quoted text (to the closing `')`)."""
-_STATED = Regex(r"[\s,;]*(?:error|Error|ERROR)[:=]\s*['\"]?[A-Za-z/]|(?<=[Ff]ailed):\s+['\"]?[A-Za-z/]")
+_STATED = Regex(r"[\s,;]*(?:error|Error|ERROR)[:=][ \t]*['\"]?[A-Za-z/]|(?<=[Ff]ailed):[ \t]+['\"]?[A-Za-z/]")
 """After a wrapper's own words: `error:` and the error it wraps (Ollama: `... has terminated: exit status 2 error:<why>`),
-or words that end in `failed` and go on after a colon (SGLang: `Capture cuda graph failed: <why>`)."""
+or words that end in `failed` and go on after a colon (SGLang: `Capture cuda graph failed: <why>`), on the same line:
+a wrapper that ends its line there and goes on with its own advice (`Possible solutions: ...`) states nothing."""
 _RAISED = Regex(r"\braised:?\s*$|\braised:\s", re.MULTILINE)
 #: embedded errors tried per line, and how much text of each (linear time on hostile lines)
 EMBEDDED_MAX, EMBEDDED_SPAN = 8, 4096
