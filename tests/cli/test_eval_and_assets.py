@@ -119,7 +119,8 @@ def test_wrapper_format_assets(expected: Path) -> None:
 # tests/corpus_fortyfourth (28): 21/28, 20/28, 5 -> 28/28, 22/28, 0; tests/corpus_fortyfifth (30, measured as a
 # held-out check): 26/30, 20/30, 1 -> 29/30, 21/30, 0; tests/corpus_fortysixth (22): 16/22, 9/22, 1 -> 21/22,
 # 16/22, 0; tests/corpus_fortyseventh (17, measured as a held-out check): 16/17, 9/17, 1 -> 16/17, 11/17, 1;
-# tests/corpus_fortyeighth (23, measured as a held-out check): 18/23, 11/23, 2 -> 20/23, 14/23, 0.
+# tests/corpus_fortyeighth (23, measured as a held-out check): 18/23, 11/23, 2 -> 20/23, 14/23, 0;
+# tests/corpus_fortyninth (7, measured as a held-out check): 4/7, 4/7, 3 -> 7/7, 6/7, 0.
 FLOORS = {"corpus_extra": ({"root_cause_rate": 0.97, "category_rate": 0.9}, 0, 120),
           "corpus_new": ({"root_cause_rate": 0.95, "category_rate": 0.85}, 0, 40),
           "corpus_fresh": ({"root_cause_rate": 0.97, "category_rate": 0.8}, 0, 42),
@@ -166,7 +167,8 @@ FLOORS = {"corpus_extra": ({"root_cause_rate": 0.97, "category_rate": 0.9}, 0, 1
           "corpus_fortyfifth": ({"root_cause_rate": 0.95, "category_rate": 0.68}, 0, 30),
           "corpus_fortysixth": ({"root_cause_rate": 0.95, "category_rate": 0.72}, 0, 22),
           "corpus_fortyseventh": ({"root_cause_rate": 0.9, "category_rate": 0.6}, 1, 17),
-          "corpus_fortyeighth": ({"root_cause_rate": 0.85, "category_rate": 0.6}, 0, 23)}
+          "corpus_fortyeighth": ({"root_cause_rate": 0.85, "category_rate": 0.6}, 0, 23),
+          "corpus_fortyninth": ({"root_cause_rate": 0.95, "category_rate": 0.8}, 0, 7)}
 
 
 @pytest.mark.parametrize("folder", sorted(FLOORS))
