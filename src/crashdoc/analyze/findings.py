@@ -165,9 +165,9 @@ def logged_hint(c: Candidate) -> bool:
     """A rule hit on a line the program logged as information or a warning (and the rule does not say it is a
     cause at any level): it explains a failure when nothing better does, it is no failure by itself.
 
-    NOTE: the logger's level only (`line.level`), not a Python warning's (parse/errors.line_level): a warning a
-    rule knows as a cause ranks below the exception that ended the process, but where the excerpt holds nothing
-    else it is the failure (torch's CUDA initialization warning, then silence)."""
+    NOTE: the logger's level only (`line.level`): a Python warnings-module line (`x.py:1: UserWarning: ...`) has
+    none and is no hint; where an excerpt holds nothing else it is the failure (torch's CUDA initialization
+    warning, then silence), and reading it as a warning lost such root causes (tests/corpus_fortysixth/README.md)."""
     return (c.match is not None and c.kind == "line" and c.line.level in ("INFO", "WARNING", "DEBUG")
             and not getattr(c.match.rule, "any_level", False))
 
