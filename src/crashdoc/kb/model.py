@@ -61,11 +61,10 @@ _PLACEHOLDER = Regex(r"(?<!\$)\{([a-z_][a-z0-9_]*)\}")
 """A rule text's placeholder for a capture."""
 
 
-class _Missing(dict[str, str]):
-    """format_map helper that renders an unknown placeholder as ``<name>``."""
-
-    def __missing__(self, key: str) -> str:
-        return f"<{key}>"
+def _filled(text: str, captures: dict[str, str]) -> str:
+    """A rule's text (its fix's, its explanation) with its `{name}` placeholders filled from the captures (`<name>`
+    for one the match did not capture); other braces, and a shell's `${name}` quoted in it, stay as they are."""
+    return _PLACEHOLDER.sub(lambda m: captures.get(m[1], f"<{m[1]}>"), text) if "{" in text else text
 
 
 FRAME_DEPTH = 6
@@ -186,7 +185,7 @@ class Rule:
                 fallback = None  # the log named something else than the fallback would install: say so instead
             command, refused_fallback = fill_command(fallback, captures)
             refused = refused or refused_fallback
-        text = fix_text.format_map(_Missing(captures)) if fix_text else None
+        text = _filled(fix_text, captures) if fix_text else None
         if command is None and refused:
             text = f"{text} {refused}" if text else refused
         return RuleMatch(self, captures, command, text, matched_text, override)
@@ -211,11 +210,9 @@ class RuleMatch:
 
     @property
     def explanation(self) -> str:
-        """The rule's explanation, or its override's, its `{name}` placeholders filled from the captures as the fix
-        text's are (`<name>` for one the match did not capture); other braces, and a shell's `${name}`, are left as
-        they are."""
+        """The rule's explanation, or its override's, filled from the captures as the fix text is (`_filled`)."""
         text = self.override.explanation if self.override is not None and self.override.explanation else self.rule.explanation
-        return _PLACEHOLDER.sub(lambda m: _Missing(self.captures)[m[1]], text) if "{" in text else text
+        return _filled(text, self.captures)
 
 
 ANY_TYPE = "*"
